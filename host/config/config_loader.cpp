@@ -1,0 +1,329 @@
+#include "config/config_loader.hpp"
+
+#include <cerrno>
+#include <cstring>
+#include <fstream>
+#include <set>
+#include <sstream>
+
+#include "config/device_config.hpp"
+#include "config/listen_address.hpp"
+#include "config/yaml_json.hpp"
+#include "config/yaml_reader.hpp"
+
+namespace hami::config {
+namespace {
+
+constexpr int64_t kMaxInt = INT32_MAX;
+constexpr int64_t kMaxBodyLimit = int64_t{1} << 30;  // 1 GiB
+
+std::string index_path(std::string_view path, size_t i) {
+  return std::string(path) + "[" + std::to_string(i) + "]";
+}
+
+bool valid_plugin_name(std::string_view name) {
+  if (name.empty())
+    return false;
+  for (const char c : name) {
+    if (!((c >= 'a' && c <= 'z') || (c >= '0' && c <= '9') || c == '_' || c == '-'))
+      return false;
+  }
+  return true;
+}
+
+void check_readable(const YamlReader& r, const std::filesystem::path& p, std::string_view key) {
+  std::ifstream in(p, std::ios::binary);
+  if (!in)
+    r.fail(key, "cannot read \"" + p.string() + "\": " + std::strerror(errno));
+}
+
+void read_listen(const YamlReader& r, const YAML::Node& node, HostConfig& out) {
+  const std::string text = r.string(node, "listen", false);
+  const auto addr = parse_listen_address(text);
+  if (!addr)
+    r.fail("listen", std::string(kListenAddressExpected) + ", got " + describe_node(node));
+  out.listen = *addr;
+}
+
+void read_tls(const YamlReader& r, const YAML::Node& node, TlsConfig& out) {
+  r.expect_mapping(node, "tls",
+                   {"certFile", "keyFile", "clientCAFile", "selfSigned", "sessionResumption"});
+  if (node.IsNull())
+    return;
+  if (const auto n = node["certFile"])
+    out.cert_file = r.path(n, "tls.certFile");
+  if (const auto n = node["keyFile"])
+    out.key_file = r.path(n, "tls.keyFile");
+  if (const auto n = node["clientCAFile"])
+    out.client_ca_file = r.path(n, "tls.clientCAFile");
+  if (const auto n = node["selfSigned"])
+    out.self_signed = r.boolean(n, "tls.selfSigned");
+  if (const auto n = node["sessionResumption"]) {
+    out.session_resumption = r.boolean(n, "tls.sessionResumption");
+  }
+}
+
+void validate_tls(const YamlReader& r, const TlsConfig& tls) {
+  if (tls.self_signed) {
+    if (!tls.cert_file.empty() || !tls.key_file.empty()) {
+      r.fail("tls.selfSigned", "cannot be combined with tls.certFile or tls.keyFile");
+    }
+  } else {
+    if (tls.cert_file.empty())
+      r.fail("tls.certFile", "required unless tls.selfSigned is true");
+    if (tls.key_file.empty())
+      r.fail("tls.keyFile", "required unless tls.selfSigned is true");
+    check_readable(r, tls.cert_file, "tls.certFile");
+    check_readable(r, tls.key_file, "tls.keyFile");
+  }
+  if (!tls.client_ca_file.empty())
+    check_readable(r, tls.client_ca_file, "tls.clientCAFile");
+}
+
+void read_server(const YamlReader& r, const YAML::Node& node, ServerConfig& out) {
+  r.expect_mapping(node, "server",
+                   {"readTimeoutSeconds", "keepAliveTimeoutSeconds", "maxThreads", "maxQueued",
+                    "shutdownGraceSeconds", "webhookBodyLimit", "extenderBodyLimit"});
+  if (node.IsNull())
+    return;
+  const auto int_key = [&](const char* key, int& field, int64_t min) {
+    if (const auto n = node[key]) {
+      field = static_cast<int>(r.integer(n, join_path("server", key), min, kMaxInt));
+    }
+  };
+  const auto size_key = [&](const char* key, size_t& field) {
+    if (const auto n = node[key]) {
+      field = static_cast<size_t>(r.integer(n, join_path("server", key), 1, kMaxBodyLimit));
+    }
+  };
+  int_key("readTimeoutSeconds", out.read_timeout_seconds, 1);
+  int_key("keepAliveTimeoutSeconds", out.keep_alive_timeout_seconds, 1);
+  int_key("maxThreads", out.max_threads, 1);
+  int_key("maxQueued", out.max_queued, 1);
+  int_key("shutdownGraceSeconds", out.shutdown_grace_seconds, 0);
+  size_key("webhookBodyLimit", out.webhook_body_limit);
+  size_key("extenderBodyLimit", out.extender_body_limit);
+}
+
+// One plugin entry; `config_json` is left empty when the entry has no inline
+// config (the caller fills it).
+PluginEntry read_plugin_entry(const YamlReader& r, const YAML::Node& node,
+                              const std::string& path) {
+  if (!node.IsMap())
+    r.fail(path, "expected a mapping, got " + describe_node(node));
+  r.expect_mapping(node, path, {"name", "library", "config"});
+  PluginEntry entry;
+  const auto name_node = node["name"];
+  if (!name_node)
+    r.fail(join_path(path, "name"), "required");
+  entry.name = r.string(name_node, join_path(path, "name"), false);
+  if (!valid_plugin_name(entry.name)) {
+    r.fail(join_path(path, "name"),
+           "expected a name made of a-z, 0-9, '_' and '-', got " + describe_node(name_node));
+  }
+  const auto lib_node = node["library"];
+  if (!lib_node)
+    r.fail(join_path(path, "library"), "required");
+  entry.library = r.string(lib_node, join_path(path, "library"), false);
+  if (const auto cfg = node["config"]) {
+    if (!cfg.IsMap()) {
+      r.fail(join_path(path, "config"), "expected a mapping, got " + describe_node(cfg));
+    }
+    entry.config_json = yaml_to_json(cfg, r.file(), join_path(path, "config"));
+    entry.config_source = PluginEntry::ConfigSource::inline_config;
+  }
+  return entry;
+}
+
+void read_plugins(const YamlReader& r, const YAML::Node& node, PluginsConfig& out) {
+  r.expect_mapping(
+      node, "plugins",
+      {"directory", "allowWritable", "deviceConfigFile", "devices", "admission", "scheduling"});
+  if (node.IsNull())
+    return;
+  if (const auto n = node["directory"])
+    out.directory = r.path(n, "plugins.directory");
+  if (const auto n = node["allowWritable"])
+    out.allow_writable = r.boolean(n, "plugins.allowWritable");
+  if (const auto n = node["deviceConfigFile"]) {
+    out.device_config_file = r.path(n, "plugins.deviceConfigFile");
+  }
+  std::set<std::string, std::less<>> names;
+  const auto unique = [&](const PluginEntry& e, const std::string& path) {
+    if (!names.insert(e.name).second) {
+      r.fail(join_path(path, "name"), "duplicate plugin name \"" + e.name + "\"");
+    }
+  };
+  if (const auto n = node["devices"]; n && !n.IsNull()) {
+    r.expect_sequence(n, "plugins.devices");
+    for (size_t i = 0; i < n.size(); ++i) {
+      const std::string path = index_path("plugins.devices", i);
+      out.devices.push_back(read_plugin_entry(r, n[i], path));
+      unique(out.devices.back(), path);
+    }
+  }
+  if (const auto n = node["admission"]; n && !n.IsNull()) {
+    out.admission = read_plugin_entry(r, n, "plugins.admission");
+    unique(*out.admission, "plugins.admission");
+  }
+  if (const auto n = node["scheduling"]; n && !n.IsNull()) {
+    r.expect_sequence(n, "plugins.scheduling");
+    for (size_t i = 0; i < n.size(); ++i) {
+      const std::string path = index_path("plugins.scheduling", i);
+      out.scheduling.push_back(read_plugin_entry(r, n[i], path));
+      unique(out.scheduling.back(), path);
+    }
+  }
+  if (out.count() > 0 && out.directory.empty()) {
+    r.fail("plugins.directory", "required when plugins are listed");
+  }
+}
+
+// Fills every entry's config_json that the file did not give inline.
+void resolve_plugin_configs(PluginsConfig& plugins) {
+  std::optional<DeviceConfigFile> device_config;
+  if (!plugins.device_config_file.empty()) {
+    device_config = DeviceConfigFile::load(plugins.device_config_file, "plugins.deviceConfigFile");
+  }
+  for (auto& e : plugins.devices) {
+    if (e.config_source == PluginEntry::ConfigSource::inline_config)
+      continue;
+    if (device_config) {
+      if (auto section = device_config->section_json(e.name)) {
+        e.config_json = std::move(*section);
+        e.config_source = PluginEntry::ConfigSource::device_config_file;
+        continue;
+      }
+    }
+    e.config_json = "{}";
+  }
+  const auto default_empty = [](PluginEntry& e) {
+    if (e.config_source != PluginEntry::ConfigSource::inline_config)
+      e.config_json = "{}";
+  };
+  if (plugins.admission)
+    default_empty(*plugins.admission);
+  for (auto& e : plugins.scheduling)
+    default_empty(e);
+}
+
+void read_scheduler(const YamlReader& r, const YAML::Node& node, SchedulerConfig& out) {
+  r.expect_mapping(node, "scheduler", {"name", "nodePolicy", "gpuPolicy", "allocateAt"});
+  if (node.IsNull())
+    return;
+  if (const auto n = node["name"])
+    out.name = r.string(n, "scheduler.name", false);
+  if (const auto n = node["nodePolicy"])
+    out.node_policy = r.string(n, "scheduler.nodePolicy", false);
+  if (const auto n = node["gpuPolicy"])
+    out.gpu_policy = r.string(n, "scheduler.gpuPolicy", false);
+  if (const auto n = node["allocateAt"]) {
+    out.allocate_at = r.choice(n, "scheduler.allocateAt", {"bind", "filter"}) == "bind"
+                          ? AllocateAt::bind
+                          : AllocateAt::filter;
+  }
+}
+
+void read_cluster(const YamlReader& r, const YAML::Node& node, ClusterConfig& out) {
+  r.expect_mapping(node, "cluster", {"source", "file"});
+  if (node.IsNull())
+    return;
+  if (const auto n = node["source"]) {
+    out.source = r.choice(n, "cluster.source", {"file", "kubernetes"}) == "file"
+                     ? ClusterSource::file
+                     : ClusterSource::kubernetes;
+  }
+  if (const auto n = node["file"])
+    out.file = r.path(n, "cluster.file");
+  if (out.source == ClusterSource::file && !out.file.empty()) {
+    check_readable(r, out.file, "cluster.file");
+  }
+}
+
+void read_log(const YamlReader& r, const YAML::Node& node, LogConfig& out) {
+  r.expect_mapping(node, "log", {"level", "format"});
+  if (node.IsNull())
+    return;
+  if (const auto n = node["level"]) {
+    out.level = *log::parse_level(r.choice(n, "log.level", {"debug", "info", "warn", "error"}));
+  }
+  if (const auto n = node["format"]) {
+    out.format = *log::parse_format(r.choice(n, "log.format", {"text", "json"}));
+  }
+}
+
+}  // namespace
+
+std::string read_text_file(const std::filesystem::path& path, std::string_view what) {
+  std::ifstream in(path, std::ios::binary);
+  if (!in) {
+    std::string msg;
+    if (!what.empty()) {
+      msg += what;
+      msg += ": ";
+    }
+    throw ConfigError(msg + "cannot read \"" + path.string() + "\": " + std::strerror(errno));
+  }
+  std::ostringstream text;
+  text << in.rdbuf();
+  if (in.bad())
+    throw ConfigError(std::string(what) + ": cannot read \"" + path.string() + "\"");
+  return text.str();
+}
+
+HostConfig load_config(const std::filesystem::path& file) {
+  std::ifstream in(file, std::ios::binary);
+  if (!in) {
+    throw ConfigError(file.string() + ": cannot read config file: " + std::strerror(errno));
+  }
+  std::ostringstream text;
+  text << in.rdbuf();
+  return parse_config(text.str(), file);
+}
+
+HostConfig parse_config(const std::string& yaml_text, const std::filesystem::path& file) {
+  const auto base = std::filesystem::absolute(file).parent_path();
+  const YamlReader r(file.string(), base);
+  const YAML::Node root = r.parse(yaml_text);
+  if (!root.IsNull() && !root.IsMap()) {
+    r.fail("", "expected a mapping at the top level, got " + describe_node(root));
+  }
+  r.expect_mapping(root, "", {"listen", "tls", "server", "plugins", "scheduler", "cluster", "log"});
+  HostConfig out;
+  out.source = file;
+  if (root.IsMap()) {
+    if (const auto n = root["listen"])
+      read_listen(r, n, out);
+    if (const auto n = root["tls"])
+      read_tls(r, n, out.tls);
+    if (const auto n = root["server"])
+      read_server(r, n, out.server);
+    if (const auto n = root["plugins"])
+      read_plugins(r, n, out.plugins);
+    if (const auto n = root["scheduler"])
+      read_scheduler(r, n, out.scheduler);
+    if (const auto n = root["cluster"])
+      read_cluster(r, n, out.cluster);
+    if (const auto n = root["log"])
+      read_log(r, n, out.log);
+  }
+  validate_tls(r, out.tls);
+  resolve_plugin_configs(out.plugins);
+  return out;
+}
+
+void apply_overrides(HostConfig& config, const Overrides& overrides) {
+  if (overrides.listen) {
+    const auto addr = parse_listen_address(*overrides.listen);
+    if (!addr) {
+      throw ConfigError("--listen: " + std::string(kListenAddressExpected) + ", got \"" +
+                        *overrides.listen + "\"");
+    }
+    config.listen = *addr;
+  }
+  if (overrides.plugin_dir) {
+    config.plugins.directory = std::filesystem::absolute(*overrides.plugin_dir).lexically_normal();
+  }
+}
+
+}  // namespace hami::config

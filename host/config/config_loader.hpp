@@ -1,0 +1,39 @@
+// Loading the host configuration file (interfaces §C).
+//
+// Strict: unknown keys, duplicate keys, wrong types and out-of-range values
+// are errors; every error is a ConfigError whose message names the file, the
+// key path and what is wrong. Device plugin entries without an inline
+// `config` get their section of plugins.deviceConfigFile (HAMi's device
+// config, keyed by plugin name) as JSON, or "{}" when there is none.
+#pragma once
+
+#include <filesystem>
+#include <optional>
+#include <string>
+
+#include "config/config_error.hpp"
+#include "config/host_config.hpp"
+
+namespace hami::config {
+
+// Reads and validates `file`. Messages name the file as given.
+HostConfig load_config(const std::filesystem::path& file);
+
+// Validates YAML text as if it were the content of `file` (relative paths
+// resolve against the file's folder; referenced files are read).
+HostConfig parse_config(const std::string& yaml_text, const std::filesystem::path& file);
+
+// Command-line values that win over the file.
+struct Overrides {
+  std::optional<std::string> listen;                // --listen ADDR:PORT
+  std::optional<std::filesystem::path> plugin_dir;  // --plugin-dir DIR (relative to the cwd)
+};
+
+// Applies `overrides`; a malformed --listen throws ConfigError
+// `--listen: expected ADDR:PORT (...), got "..."`.
+void apply_overrides(HostConfig& config, const Overrides& overrides);
+
+// Reads a whole file; throws ConfigError "<key>: cannot read \"<path>\": <reason>".
+std::string read_text_file(const std::filesystem::path& path, std::string_view what);
+
+}  // namespace hami::config

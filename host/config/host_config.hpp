@@ -1,0 +1,102 @@
+// HostConfig: the parsed, validated host configuration (interfaces §C).
+// Plain data. Every path is absolute: relative paths in the file resolve
+// against the folder of the config file, relative paths on the command line
+// against the working directory.
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+#include <filesystem>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "log/logger.hpp"
+
+namespace hami::config {
+
+// ADDR:PORT, where ADDR is an IPv4 address, a host name, or an IPv6 address
+// in brackets. Port 0 asks the kernel for an ephemeral port.
+struct ListenAddress {
+  std::string host = "127.0.0.1";
+  uint16_t port = 8443;
+
+  // The canonical text, "127.0.0.1:8443" or "[::1]:8443".
+  std::string text() const;
+};
+
+struct TlsConfig {
+  std::filesystem::path cert_file;       // PEM chain; empty when self_signed
+  std::filesystem::path key_file;        // PEM private key (unencrypted)
+  std::filesystem::path client_ca_file;  // non-empty: clients must present a cert from it
+  bool self_signed = false;              // generate a certificate in memory at start
+  bool session_resumption = true;        // false: no session cache, no tickets
+};
+
+struct ServerConfig {
+  int read_timeout_seconds = 10;
+  int keep_alive_timeout_seconds = 15;
+  int max_threads = 16;
+  int max_queued = 256;
+  int shutdown_grace_seconds = 10;
+  std::size_t webhook_body_limit = 3u * 1024u * 1024u;
+  std::size_t extender_body_limit = 64u * 1024u * 1024u;
+};
+
+struct PluginEntry {
+  std::string name;
+  std::string library;      // as written: a file name inside plugins.directory
+  std::string config_json;  // always a JSON object text
+  // Where config_json came from: the entry's `config`, the device-config
+  // file's section, or neither (then "{}").
+  enum class ConfigSource {
+    inline_config,
+    device_config_file,
+    none
+  } config_source = ConfigSource::none;
+};
+
+struct PluginsConfig {
+  std::filesystem::path directory;
+  bool allow_writable = false;
+  std::filesystem::path device_config_file;  // empty: none
+  std::vector<PluginEntry> devices;
+  std::optional<PluginEntry> admission;
+  std::vector<PluginEntry> scheduling;
+
+  std::size_t count() const { return devices.size() + (admission ? 1 : 0) + scheduling.size(); }
+};
+
+enum class AllocateAt { bind, filter };
+
+struct SchedulerConfig {
+  std::string name = "hami-scheduler";
+  std::string node_policy = "binpack";
+  std::string gpu_policy = "spread";
+  AllocateAt allocate_at = AllocateAt::bind;
+};
+
+enum class ClusterSource { file, kubernetes };
+
+struct ClusterConfig {
+  ClusterSource source = ClusterSource::file;
+  std::filesystem::path file;  // snapshot for source=file; empty: an empty cluster
+};
+
+struct LogConfig {
+  log::Level level = log::Level::info;
+  log::Format format = log::Format::text;
+};
+
+struct HostConfig {
+  std::filesystem::path source;  // the config file as named by the user
+  ListenAddress listen;
+  TlsConfig tls;
+  ServerConfig server;
+  PluginsConfig plugins;
+  SchedulerConfig scheduler;
+  ClusterConfig cluster;
+  LogConfig log;
+};
+
+}  // namespace hami::config

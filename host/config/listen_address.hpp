@@ -1,0 +1,20 @@
+// Parsing of listen addresses, shared by the config file and --listen.
+#pragma once
+
+#include <optional>
+#include <string_view>
+
+#include "config/host_config.hpp"
+
+namespace hami::config {
+
+// "ADDR:PORT" → ListenAddress. ADDR is an IPv4 address or host name, or an
+// IPv6 address in brackets ("[::1]:8443"); PORT is 0..65535. Returns
+// nullopt for anything else.
+std::optional<ListenAddress> parse_listen_address(std::string_view text);
+
+// The phrase used in error messages about a malformed address.
+inline constexpr std::string_view kListenAddressExpected =
+    "expected ADDR:PORT (e.g. 127.0.0.1:8443 or [::1]:8443)";
+
+}  // namespace hami::config
