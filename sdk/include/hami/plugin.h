@@ -41,9 +41,16 @@ extern "C" {
 
 /* True when a struct received from the other side is large enough to hold
  * `field`. Use it before reading any member appended after 1.0. */
+#ifdef __cplusplus
+/* C++ spelling: no C-style cast, so -Wold-style-cast stays quiet. */
+#define HAMI_HAS_MEMBER(ptr, type, field)                                      \
+  ((ptr) != nullptr &&                                                         \
+   (ptr)->struct_size >= offsetof(type, field) + sizeof(type::field))
+#else
 #define HAMI_HAS_MEMBER(ptr, type, field)                                      \
   ((ptr) != NULL &&                                                            \
    (ptr)->struct_size >= offsetof(type, field) + sizeof(((type*)0)->field))
+#endif
 
 /* ------------------------------------------------------------------------ */
 /* Status codes                                                             */
