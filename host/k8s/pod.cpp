@@ -137,6 +137,7 @@ void PodModel::parse_spec(const rapidjson::Value& pod) {
   const Value* spec = json::optional_object(pod, "spec", root);
   if (spec == nullptr)
     return;
+  has_spec_ = true;
   const JsonPath at(root, "spec");
   if (auto value = json::optional_string(*spec, "schedulerName", at)) {
     has_scheduler_name_ = true;

@@ -77,6 +77,7 @@ class PodModel {
   size_t container_count() const noexcept { return containers_.size(); }
   const ContainerJson& container_json(size_t i) const { return json_.at(i); }
 
+  bool has_spec() const noexcept { return has_spec_; }                // "spec" is an object
   bool has_annotations() const noexcept { return has_annotations_; }  // metadata.annotations map
   bool has_labels() const noexcept { return has_labels_; }            // metadata.labels map
   bool has_scheduler_name() const noexcept { return has_scheduler_name_; }  // non-null member
@@ -125,6 +126,7 @@ class PodModel {
   std::vector<ContainerJson> json_;
   hami_pod_view view_{};
   std::string_view phase_;
+  bool has_spec_ = false;
   bool has_annotations_ = false;
   bool has_labels_ = false;
   bool has_scheduler_name_ = false;

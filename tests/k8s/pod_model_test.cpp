@@ -124,6 +124,7 @@ TEST(PodModel, InitContainersComeFirstWithTheirJsonLocations) {
   EXPECT_TRUE(main.has_env);
   EXPECT_EQ(main.env_size, 2U);
 
+  EXPECT_TRUE(pod.has_spec());
   EXPECT_TRUE(pod.has_annotations());
   EXPECT_TRUE(pod.has_labels());
   EXPECT_TRUE(pod.has_scheduler_name());
@@ -191,6 +192,7 @@ TEST(PodModel, NullMeansAbsentEverywhere) {
 
 TEST(PodModel, NoSpecMeansNoContainers) {
   const PodModel pod = model_of(R"({"metadata":{"name":"x"}})");
+  EXPECT_FALSE(pod.has_spec());
   EXPECT_EQ(pod.view().containers_len, 0U);
   EXPECT_EQ(pod.view().containers, nullptr);
 }
