@@ -1,0 +1,154 @@
+// ClusterState: everything the scheduling core reads from and writes to the
+// cluster, behind one interface with two backends (the embedded `file`
+// snapshot, and later the Kubernetes API server).
+//
+// Reads return immutable shared objects, so callers may keep them as long as
+// they like; each read reflects the backend's state at that moment.
+//
+// Change feed: a ClusterWatcher registered with `watch` is told about every
+// node, pod and quota change, in the order the changes were made, on the
+// thread that made them, after the backend's own lock is released (a watcher
+// may read the cluster state but must not write to it from the callback).
+// `watch` first replays the current contents as upserts.
+//
+// Writes throw ClusterError (kind NotFound, Conflict, Invalid, Unavailable)
+// and are visible to reads and watchers before they return.
+#pragma once
+
+#include <cstdint>
+#include <memory>
+#include <optional>
+#include <stdexcept>
+#include <string>
+#include <string_view>
+#include <utility>
+#include <vector>
+
+#include "k8s/node.hpp"
+#include "k8s/pod.hpp"
+
+namespace hami::cluster {
+
+enum class ErrorKind {
+  NotFound,     // the object does not exist (HTTP 404)
+  Conflict,     // precondition failed or already bound elsewhere (HTTP 409)
+  Invalid,      // the write itself is malformed (HTTP 400/422)
+  Unavailable,  // the backend cannot be reached (HTTP 5xx, timeouts)
+};
+
+class ClusterError : public std::runtime_error {
+ public:
+  ClusterError(ErrorKind kind, const std::string& message)
+      : std::runtime_error(message), kind_(kind) {}
+  ErrorKind kind() const { return kind_; }
+
+ private:
+  ErrorKind kind_;
+};
+
+using KeyValues = std::vector<std::pair<std::string, std::string>>;
+
+// A pod and the status facts the usage ledger needs.
+struct PodRecord {
+  std::shared_ptr<const k8s::PodModel> model;
+  std::string namespace_;
+  std::string name;
+  std::string uid;
+  std::string node_name;  // spec.nodeName, empty while unbound
+  std::string resource_version;
+  std::string phase;         // status.phase ("Pending", "Running", "Succeeded", "Failed", …)
+  bool terminating = false;  // metadata.deletionTimestamp is set
+  // Every init container has terminated with exit code 0 (HAMi shrinks the
+  // pod's usage to its app containers then). False when there are none.
+  bool init_containers_succeeded = false;
+
+  // Looks up an annotation in the model's view.
+  std::optional<std::string_view> annotation(std::string_view key) const;
+};
+
+struct ResourceQuotaRecord {
+  std::string namespace_;
+  std::string name;
+  KeyValues hard;  // spec.hard, quantities as text
+};
+
+struct NamespaceRecord {
+  std::string name;
+  KeyValues labels;
+};
+
+// One annotation or label change; nullopt removes the key.
+struct MetadataWrite {
+  std::string key;
+  std::optional<std::string> value;
+};
+
+struct PodMetadataPatch {
+  std::vector<MetadataWrite> annotations;
+  std::vector<MetadataWrite> labels;
+};
+
+struct Event {
+  std::string kind = "Pod";  // involvedObject.kind
+  std::string namespace_;
+  std::string name;
+  std::string uid;
+  std::string type;    // "Normal" | "Warning"
+  std::string reason;  // e.g. "FilteringSucceed"
+  std::string message;
+};
+
+class ClusterWatcher {
+ public:
+  virtual ~ClusterWatcher() = default;
+  virtual void node_upserted(const std::shared_ptr<const k8s::NodeModel>& node) = 0;
+  virtual void node_deleted(std::string_view name) = 0;
+  virtual void pod_upserted(const std::shared_ptr<const PodRecord>& pod) = 0;
+  virtual void pod_deleted(const std::shared_ptr<const PodRecord>& last_known) = 0;
+  virtual void quotas_changed() = 0;
+};
+
+class ClusterState {
+ public:
+  virtual ~ClusterState() = default;
+
+  // --- reads ---------------------------------------------------------------
+  virtual std::shared_ptr<const k8s::NodeModel> node(std::string_view name) const = 0;
+  virtual std::vector<std::shared_ptr<const k8s::NodeModel>> nodes() const = 0;
+  virtual std::shared_ptr<const PodRecord> pod(std::string_view namespace_,
+                                               std::string_view name) const = 0;
+  virtual std::vector<std::shared_ptr<const PodRecord>> pods() const = 0;
+  virtual std::vector<ResourceQuotaRecord> quotas() const = 0;
+  virtual std::vector<NamespaceRecord> namespaces() const = 0;
+
+  // --- change feed ---------------------------------------------------------
+  // Registers `watcher` (which must outlive the registration or be removed
+  // with `unwatch` first) and replays the current nodes, pods and quotas.
+  virtual void watch(ClusterWatcher& watcher) = 0;
+  virtual void unwatch(ClusterWatcher& watcher) = 0;
+
+  // --- writes --------------------------------------------------------------
+  // Merge-patches metadata.annotations / metadata.labels of a pod. When
+  // `expected_uid` is set and differs from the pod's uid: Conflict.
+  virtual void patch_pod_metadata(std::string_view namespace_, std::string_view name,
+                                  const PodMetadataPatch& patch,
+                                  std::optional<std::string_view> expected_uid = std::nullopt) = 0;
+
+  // Merge-patches node annotations. With `expected_resource_version` set the
+  // write is conditional (Conflict when the node changed since it was read):
+  // the node lock relies on it.
+  virtual void patch_node_annotations(
+      std::string_view node, const std::vector<MetadataWrite>& annotations,
+      std::optional<std::string_view> expected_resource_version = std::nullopt) = 0;
+
+  // Creates the pod's Binding to `node`. Conflict when the pod's uid differs
+  // from `uid` (if non-empty) or it is already assigned to another node;
+  // binding again to the same node succeeds.
+  virtual void bind(std::string_view namespace_, std::string_view name, std::string_view uid,
+                    std::string_view node) = 0;
+
+  // Records an Event; failures are swallowed (events are best effort).
+  virtual void record_event(const Event& event) = 0;
+};
+
+}  // namespace hami::cluster

@@ -1,0 +1,667 @@
+#include "cluster/file_cluster.hpp"
+
+#include <rapidjson/error/en.h>
+#include <rapidjson/stringbuffer.h>
+#include <rapidjson/writer.h>
+#include <yaml-cpp/yaml.h>
+
+#include <algorithm>
+#include <charconv>
+#include <fstream>
+#include <sstream>
+#include <stdexcept>
+
+#include "config/yaml_json.hpp"
+#include "k8s/object_error.hpp"
+
+namespace hami::cluster {
+
+namespace {
+
+using rapidjson::Value;
+using Allocator = rapidjson::Document::AllocatorType;
+
+std::string_view sv(hami_str s) {
+  return {s.ptr, s.len};
+}
+
+Value json_string(std::string_view text, Allocator& a) {
+  return Value(text.data(), static_cast<rapidjson::SizeType>(text.size()), a);
+}
+
+const Value* find_member(const Value& object, std::string_view key) {
+  if (!object.IsObject())
+    return nullptr;
+  const Value name(rapidjson::StringRef(key.data(), key.size()));
+  const auto it = object.FindMember(name);
+  return it == object.MemberEnd() ? nullptr : &it->value;
+}
+
+Value* find_member(Value& object, std::string_view key) {
+  if (!object.IsObject())
+    return nullptr;
+  const Value name(rapidjson::StringRef(key.data(), key.size()));
+  const auto it = object.FindMember(name);
+  return it == object.MemberEnd() ? nullptr : &it->value;
+}
+
+std::string string_at(const Value& object, std::string_view key) {
+  const Value* v = find_member(object, key);
+  return v != nullptr && v->IsString() ? std::string(v->GetString(), v->GetStringLength())
+                                       : std::string();
+}
+
+// The object member `key`, created (or replacing a null / non-object) when
+// needed.
+Value& ensure_object(Value& parent, std::string_view key, Allocator& a) {
+  if (Value* existing = find_member(parent, key)) {
+    if (!existing->IsObject())
+      existing->SetObject();
+    return *existing;
+  }
+  parent.AddMember(json_string(key, a), Value(rapidjson::kObjectType), a);
+  return (parent.MemberEnd() - 1)->value;
+}
+
+void set_string(Value& object, std::string_view key, std::string_view value, Allocator& a) {
+  if (Value* existing = find_member(object, key)) {
+    existing->SetString(value.data(), static_cast<rapidjson::SizeType>(value.size()), a);
+    return;
+  }
+  object.AddMember(json_string(key, a), json_string(value, a), a);
+}
+
+void remove_member(Value& object, std::string_view key) {
+  const Value name(rapidjson::StringRef(key.data(), key.size()));
+  object.EraseMember(name);
+}
+
+void apply_writes(Value& metadata, std::string_view map_key,
+                  const std::vector<MetadataWrite>& writes, Allocator& a) {
+  if (writes.empty())
+    return;
+  Value& map = ensure_object(metadata, map_key, a);
+  for (const MetadataWrite& w : writes) {
+    if (w.value) {
+      set_string(map, w.key, *w.value, a);
+    } else {
+      remove_member(map, w.key);
+    }
+  }
+}
+
+std::string_view kind_of(const Value& object) {
+  const Value* kind = find_member(object, "kind");
+  return kind != nullptr && kind->IsString()
+             ? std::string_view(kind->GetString(), kind->GetStringLength())
+             : std::string_view();
+}
+
+std::string describe(std::string_view kind, const Value& object) {
+  std::string out(kind.empty() ? "object" : kind);
+  if (const Value* meta = find_member(object, "metadata"); meta != nullptr && meta->IsObject()) {
+    const std::string ns = string_at(*meta, "namespace");
+    const std::string name = string_at(*meta, "name");
+    out += " ";
+    out += ns.empty() ? name : ns + "/" + name;
+  }
+  return out;
+}
+
+std::optional<uint64_t> numeric(std::string_view text) {
+  uint64_t v = 0;
+  const auto res = std::from_chars(text.data(), text.data() + text.size(), v);
+  if (res.ec != std::errc() || res.ptr != text.data() + text.size())
+    return std::nullopt;
+  return v;
+}
+
+bool init_containers_succeeded(const Value& doc, size_t init_count) {
+  if (init_count == 0)
+    return false;
+  const Value* status = find_member(doc, "status");
+  if (status == nullptr)
+    return false;
+  const Value* statuses = find_member(*status, "initContainerStatuses");
+  if (statuses == nullptr || !statuses->IsArray() || statuses->Size() < init_count)
+    return false;
+  for (const Value& s : statuses->GetArray()) {
+    const Value* state = find_member(s, "state");
+    const Value* terminated = state != nullptr ? find_member(*state, "terminated") : nullptr;
+    const Value* code = terminated != nullptr ? find_member(*terminated, "exitCode") : nullptr;
+    if (code == nullptr || !code->IsInt() || code->GetInt() != 0)
+      return false;
+  }
+  return true;
+}
+
+KeyValues string_pairs(const Value* map) {
+  KeyValues out;
+  if (map == nullptr || !map->IsObject())
+    return out;
+  for (const auto& m : map->GetObject()) {
+    std::string value;
+    if (m.value.IsString()) {
+      value.assign(m.value.GetString(), m.value.GetStringLength());
+    } else if (m.value.IsInt64()) {
+      value = std::to_string(m.value.GetInt64());
+    } else if (m.value.IsUint64()) {
+      value = std::to_string(m.value.GetUint64());
+    } else {
+      continue;
+    }
+    out.emplace_back(std::string(m.name.GetString(), m.name.GetStringLength()), std::move(value));
+  }
+  return out;
+}
+
+std::string to_compact_json(const Value& v) {
+  rapidjson::StringBuffer buffer;
+  rapidjson::Writer<rapidjson::StringBuffer> writer(buffer);
+  v.Accept(writer);
+  return {buffer.GetString(), buffer.GetSize()};
+}
+
+}  // namespace
+
+struct FileClusterState::Notes {
+  std::vector<std::shared_ptr<const k8s::NodeModel>> nodes;
+  std::vector<std::string> deleted_nodes;
+  std::vector<std::shared_ptr<const PodRecord>> pods;
+  std::vector<std::shared_ptr<const PodRecord>> deleted_pods;
+  bool quotas = false;
+  std::vector<ClusterWatcher*> watchers;
+};
+
+FileClusterState::FileClusterState() = default;
+FileClusterState::~FileClusterState() = default;
+
+std::unique_ptr<FileClusterState> FileClusterState::load(const std::filesystem::path& file) {
+  std::ifstream in(file, std::ios::binary);
+  if (!in)
+    throw SnapshotError(file.string() + ": cannot open the cluster snapshot");
+  std::ostringstream text;
+  text << in.rdbuf();
+  return from_text(text.str(), file.string());
+}
+
+std::unique_ptr<FileClusterState> FileClusterState::from_text(std::string_view text,
+                                                              std::string_view origin) {
+  auto state = std::make_unique<FileClusterState>();
+  state->load_text(text, origin);
+  return state;
+}
+
+void FileClusterState::load_text(std::string_view text, std::string_view origin) {
+  const std::string where(origin);
+  std::vector<rapidjson::Document> docs;
+  const size_t first = text.find_first_not_of(" \t\r\n");
+  if (first != std::string_view::npos && (text[first] == '{' || text[first] == '[')) {
+    rapidjson::Document doc;
+    doc.Parse(text.data(), text.size());
+    if (doc.HasParseError()) {
+      throw SnapshotError(where + ": invalid JSON at offset " +
+                          std::to_string(doc.GetErrorOffset()) + ": " +
+                          rapidjson::GetParseError_En(doc.GetParseError()));
+    }
+    docs.push_back(std::move(doc));
+  } else {
+    std::vector<YAML::Node> yaml_docs;
+    try {
+      yaml_docs = YAML::LoadAll(std::string(text));
+    } catch (const YAML::Exception& e) {
+      throw SnapshotError(where + ": invalid YAML: " + e.what());
+    }
+    for (const YAML::Node& node : yaml_docs) {
+      if (!node || node.IsNull())
+        continue;
+      std::string json;
+      try {
+        json = config::yaml_to_json(node, where, "");
+      } catch (const std::exception& e) {
+        throw SnapshotError(e.what());
+      }
+      rapidjson::Document doc;
+      doc.Parse(json.data(), json.size());
+      if (doc.HasParseError())
+        throw SnapshotError(where + ": document is not representable");
+      docs.push_back(std::move(doc));
+    }
+  }
+
+  // Start the revision counter above every numeric resourceVersion in the
+  // snapshot, so a revision this store hands out never repeats one a
+  // caller may have read.
+  const auto scan = [&](const Value& object) {
+    if (const Value* meta = find_member(object, "metadata")) {
+      if (const auto rv = numeric(string_at(*meta, "resourceVersion"))) {
+        revision_ = std::max(revision_, *rv);
+      }
+    }
+  };
+  for (const auto& doc : docs) {
+    if (doc.IsArray()) {
+      for (const Value& item : doc.GetArray())
+        scan(item);
+    } else if (const Value* items = find_member(doc, "items"); items && items->IsArray()) {
+      for (const Value& item : items->GetArray())
+        scan(item);
+    } else {
+      scan(doc);
+    }
+  }
+
+  Notes notes;
+  for (const auto& doc : docs) {
+    if (doc.IsArray()) {
+      for (const Value& item : doc.GetArray())
+        add_object(item, kind_of(item), where, notes);
+      continue;
+    }
+    if (!doc.IsObject())
+      throw SnapshotError(where + ": a document must be an object or a list");
+    const std::string_view kind = kind_of(doc);
+    if (kind.size() >= 4 && kind.substr(kind.size() - 4) == "List") {
+      const Value* items = find_member(doc, "items");
+      if (items == nullptr || items->IsNull())
+        continue;
+      if (!items->IsArray())
+        throw SnapshotError(where + ": " + std::string(kind) + " items must be an array");
+      // Items of typed lists (NodeList) usually carry no kind of their own.
+      const std::string_view item_kind =
+          kind == "List" ? std::string_view() : kind.substr(0, kind.size() - 4);
+      for (const Value& item : items->GetArray()) {
+        const std::string_view own = kind_of(item);
+        add_object(item, own.empty() ? item_kind : own, where, notes);
+      }
+      continue;
+    }
+    add_object(doc, kind, where, notes);
+  }
+}
+
+std::string FileClusterState::next_revision() {
+  return std::to_string(++revision_);
+}
+
+std::shared_ptr<const k8s::NodeModel> FileClusterState::node_model(const rapidjson::Document& doc) {
+  return std::make_shared<const k8s::NodeModel>(doc);
+}
+
+std::shared_ptr<const PodRecord> FileClusterState::pod_record(const rapidjson::Document& doc) {
+  auto record = std::make_shared<PodRecord>();
+  auto model = std::make_shared<const k8s::PodModel>(doc);
+  const hami_pod_view& view = model->view();
+  record->namespace_ = sv(view.namespace_);
+  record->name = sv(view.name);
+  record->uid = sv(view.uid);
+  record->node_name = sv(view.node_name);
+  record->phase = model->phase();
+  record->terminating = model->terminating();
+  record->init_containers_succeeded = init_containers_succeeded(doc, view.init_count);
+  if (const Value* meta = find_member(doc, "metadata")) {
+    record->resource_version = string_at(*meta, "resourceVersion");
+  }
+  record->model = std::move(model);
+  return record;
+}
+
+// Copies `object` into a document of its own, normalises the metadata the
+// store relies on and indexes it. Caller holds mu_ (or owns the store).
+void FileClusterState::add_object(const Value& object, std::string_view kind,
+                                  std::string_view origin, Notes& notes) {
+  if (kind != "Node" && kind != "Pod" && kind != "ResourceQuota" && kind != "Namespace")
+    return;
+  if (!object.IsObject()) {
+    throw SnapshotError(std::string(origin) + ": a " + std::string(kind) + " must be an object");
+  }
+  rapidjson::Document doc;
+  doc.CopyFrom(object, doc.GetAllocator());
+  auto& a = doc.GetAllocator();
+  if (!find_member(doc, "kind"))
+    doc.AddMember("kind", json_string(kind, a), a);
+  Value& meta = ensure_object(doc, "metadata", a);
+  const std::string name = string_at(meta, "name");
+  if (name.empty()) {
+    throw SnapshotError(std::string(origin) + ": " + describe(kind, object) +
+                        ": /metadata/name: is required");
+  }
+  if (string_at(meta, "resourceVersion").empty()) {
+    set_string(meta, "resourceVersion", next_revision(), a);
+  }
+  const std::string context = std::string(origin) + ": " + describe(kind, doc);
+  try {
+    if (kind == "Node") {
+      StoredNode stored;
+      stored.model = node_model(doc);
+      stored.doc = std::move(doc);
+      notes.nodes.push_back(stored.model);
+      nodes_.insert_or_assign(name, std::move(stored));
+    } else if (kind == "Pod") {
+      std::string ns = string_at(meta, "namespace");
+      if (ns.empty()) {
+        ns = "default";
+        set_string(meta, "namespace", ns, a);
+      }
+      if (string_at(meta, "uid").empty())
+        set_string(meta, "uid", "file-" + ns + "-" + name, a);
+      StoredPod stored;
+      stored.record = pod_record(doc);
+      stored.doc = std::move(doc);
+      notes.pods.push_back(stored.record);
+      pods_.insert_or_assign(PodKey{ns, name}, std::move(stored));
+    } else if (kind == "ResourceQuota") {
+      std::string ns = string_at(meta, "namespace");
+      if (ns.empty())
+        ns = "default";
+      StoredQuota stored;
+      stored.record.namespace_ = ns;
+      stored.record.name = name;
+      if (const Value* spec = find_member(doc, "spec")) {
+        stored.record.hard = string_pairs(find_member(*spec, "hard"));
+      }
+      stored.doc = std::move(doc);
+      quotas_.insert_or_assign(PodKey{ns, name}, std::move(stored));
+      notes.quotas = true;
+    } else {
+      StoredNamespace stored;
+      stored.record.name = name;
+      stored.record.labels = string_pairs(find_member(meta, "labels"));
+      stored.doc = std::move(doc);
+      namespaces_.insert_or_assign(name, std::move(stored));
+    }
+  } catch (const k8s::ObjectError& e) {
+    throw SnapshotError(context + ": " + e.what());
+  }
+}
+
+void FileClusterState::deliver(const Notes& notes) {
+  for (ClusterWatcher* w : notes.watchers) {
+    for (const auto& n : notes.nodes)
+      w->node_upserted(n);
+    for (const auto& n : notes.deleted_nodes)
+      w->node_deleted(n);
+    for (const auto& p : notes.pods)
+      w->pod_upserted(p);
+    for (const auto& p : notes.deleted_pods)
+      w->pod_deleted(p);
+    if (notes.quotas)
+      w->quotas_changed();
+  }
+}
+
+void FileClusterState::upsert(const rapidjson::Value& object, std::string_view origin) {
+  std::lock_guard order(notify_mu_);
+  Notes notes;
+  {
+    std::lock_guard guard(mu_);
+    add_object(object, kind_of(object), origin, notes);
+    notes.watchers = watchers_;
+  }
+  deliver(notes);
+}
+
+void FileClusterState::delete_node(std::string_view name) {
+  std::lock_guard order(notify_mu_);
+  Notes notes;
+  {
+    std::lock_guard guard(mu_);
+    const auto it = nodes_.find(name);
+    if (it == nodes_.end())
+      return;
+    nodes_.erase(it);
+    notes.deleted_nodes.emplace_back(name);
+    notes.watchers = watchers_;
+  }
+  deliver(notes);
+}
+
+void FileClusterState::delete_pod(std::string_view namespace_, std::string_view name) {
+  std::lock_guard order(notify_mu_);
+  Notes notes;
+  {
+    std::lock_guard guard(mu_);
+    const auto it = pods_.find(PodKey{std::string(namespace_), std::string(name)});
+    if (it == pods_.end())
+      return;
+    notes.deleted_pods.push_back(it->second.record);
+    pods_.erase(it);
+    notes.watchers = watchers_;
+  }
+  deliver(notes);
+}
+
+std::vector<Event> FileClusterState::events() const {
+  std::lock_guard guard(mu_);
+  return {events_.begin(), events_.end()};
+}
+
+std::string FileClusterState::to_json() const {
+  std::lock_guard guard(mu_);
+  rapidjson::Document list(rapidjson::kObjectType);
+  auto& a = list.GetAllocator();
+  list.AddMember("apiVersion", "v1", a);
+  list.AddMember("kind", "List", a);
+  Value items(rapidjson::kArrayType);
+  for (const auto& [_, n] : nodes_)
+    items.PushBack(Value(n.doc, a), a);
+  for (const auto& [_, p] : pods_)
+    items.PushBack(Value(p.doc, a), a);
+  for (const auto& [_, q] : quotas_)
+    items.PushBack(Value(q.doc, a), a);
+  for (const auto& [_, ns] : namespaces_)
+    items.PushBack(Value(ns.doc, a), a);
+  list.AddMember("items", items, a);
+  return to_compact_json(list);
+}
+
+std::shared_ptr<const k8s::NodeModel> FileClusterState::node(std::string_view name) const {
+  std::lock_guard guard(mu_);
+  const auto it = nodes_.find(name);
+  return it == nodes_.end() ? nullptr : it->second.model;
+}
+
+std::vector<std::shared_ptr<const k8s::NodeModel>> FileClusterState::nodes() const {
+  std::lock_guard guard(mu_);
+  std::vector<std::shared_ptr<const k8s::NodeModel>> out;
+  out.reserve(nodes_.size());
+  for (const auto& [_, n] : nodes_)
+    out.push_back(n.model);
+  return out;
+}
+
+std::shared_ptr<const PodRecord> FileClusterState::pod(std::string_view namespace_,
+                                                       std::string_view name) const {
+  std::lock_guard guard(mu_);
+  const auto it = pods_.find(PodKey{std::string(namespace_), std::string(name)});
+  return it == pods_.end() ? nullptr : it->second.record;
+}
+
+std::vector<std::shared_ptr<const PodRecord>> FileClusterState::pods() const {
+  std::lock_guard guard(mu_);
+  std::vector<std::shared_ptr<const PodRecord>> out;
+  out.reserve(pods_.size());
+  for (const auto& [_, p] : pods_)
+    out.push_back(p.record);
+  return out;
+}
+
+std::vector<ResourceQuotaRecord> FileClusterState::quotas() const {
+  std::lock_guard guard(mu_);
+  std::vector<ResourceQuotaRecord> out;
+  out.reserve(quotas_.size());
+  for (const auto& [_, q] : quotas_)
+    out.push_back(q.record);
+  return out;
+}
+
+std::vector<NamespaceRecord> FileClusterState::namespaces() const {
+  std::lock_guard guard(mu_);
+  std::vector<NamespaceRecord> out;
+  out.reserve(namespaces_.size());
+  for (const auto& [_, ns] : namespaces_)
+    out.push_back(ns.record);
+  return out;
+}
+
+void FileClusterState::watch(ClusterWatcher& watcher) {
+  std::lock_guard order(notify_mu_);
+  Notes notes;
+  {
+    std::lock_guard guard(mu_);
+    watchers_.push_back(&watcher);
+    for (const auto& [_, n] : nodes_)
+      notes.nodes.push_back(n.model);
+    for (const auto& [_, p] : pods_)
+      notes.pods.push_back(p.record);
+    notes.quotas = true;
+    notes.watchers = {&watcher};
+  }
+  deliver(notes);
+}
+
+void FileClusterState::unwatch(ClusterWatcher& watcher) {
+  std::lock_guard order(notify_mu_);
+  std::lock_guard guard(mu_);
+  watchers_.erase(std::remove(watchers_.begin(), watchers_.end(), &watcher), watchers_.end());
+}
+
+void FileClusterState::patch_pod_metadata(std::string_view namespace_, std::string_view name,
+                                          const PodMetadataPatch& patch,
+                                          std::optional<std::string_view> expected_uid) {
+  std::lock_guard order(notify_mu_);
+  Notes notes;
+  {
+    std::lock_guard guard(mu_);
+    const auto it = pods_.find(PodKey{std::string(namespace_), std::string(name)});
+    if (it == pods_.end()) {
+      throw ClusterError(ErrorKind::NotFound, "pods \"" + std::string(name) + "\" not found");
+    }
+    StoredPod& stored = it->second;
+    if (expected_uid && !expected_uid->empty() && stored.record->uid != *expected_uid) {
+      throw ClusterError(ErrorKind::Conflict,
+                         "Precondition failed: UID in precondition: " + std::string(*expected_uid) +
+                             ", UID in object meta: " + stored.record->uid);
+    }
+    // Work on a copy so a pod the model rejects leaves the store unchanged.
+    rapidjson::Document doc;
+    doc.CopyFrom(stored.doc, doc.GetAllocator());
+    auto& a = doc.GetAllocator();
+    Value& meta = ensure_object(doc, "metadata", a);
+    apply_writes(meta, "annotations", patch.annotations, a);
+    apply_writes(meta, "labels", patch.labels, a);
+    set_string(meta, "resourceVersion", next_revision(), a);
+    std::shared_ptr<const PodRecord> record;
+    try {
+      record = pod_record(doc);
+    } catch (const k8s::ObjectError& e) {
+      throw ClusterError(ErrorKind::Invalid, e.what());
+    }
+    stored.doc = std::move(doc);
+    stored.record = record;
+    notes.pods.push_back(std::move(record));
+    notes.watchers = watchers_;
+  }
+  deliver(notes);
+}
+
+void FileClusterState::patch_node_annotations(
+    std::string_view node, const std::vector<MetadataWrite>& annotations,
+    std::optional<std::string_view> expected_resource_version) {
+  std::lock_guard order(notify_mu_);
+  Notes notes;
+  {
+    std::lock_guard guard(mu_);
+    const auto it = nodes_.find(node);
+    if (it == nodes_.end()) {
+      throw ClusterError(ErrorKind::NotFound, "nodes \"" + std::string(node) + "\" not found");
+    }
+    StoredNode& stored = it->second;
+    if (expected_resource_version &&
+        stored.model->resource_version() != *expected_resource_version) {
+      throw ClusterError(ErrorKind::Conflict,
+                         "Operation cannot be fulfilled on nodes \"" + std::string(node) +
+                             "\": the object has been modified; please apply your changes to the "
+                             "latest version and try again");
+    }
+    rapidjson::Document doc;
+    doc.CopyFrom(stored.doc, doc.GetAllocator());
+    auto& a = doc.GetAllocator();
+    Value& meta = ensure_object(doc, "metadata", a);
+    apply_writes(meta, "annotations", annotations, a);
+    set_string(meta, "resourceVersion", next_revision(), a);
+    std::shared_ptr<const k8s::NodeModel> model;
+    try {
+      model = node_model(doc);
+    } catch (const k8s::ObjectError& e) {
+      throw ClusterError(ErrorKind::Invalid, e.what());
+    }
+    stored.doc = std::move(doc);
+    stored.model = model;
+    notes.nodes.push_back(std::move(model));
+    notes.watchers = watchers_;
+  }
+  deliver(notes);
+}
+
+void FileClusterState::bind(std::string_view namespace_, std::string_view name,
+                            std::string_view uid, std::string_view node) {
+  std::lock_guard order(notify_mu_);
+  Notes notes;
+  {
+    std::lock_guard guard(mu_);
+    const auto it = pods_.find(PodKey{std::string(namespace_), std::string(name)});
+    if (it == pods_.end()) {
+      throw ClusterError(ErrorKind::NotFound, "pods \"" + std::string(name) + "\" not found");
+    }
+    StoredPod& stored = it->second;
+    if (!uid.empty() && stored.record->uid != uid) {
+      throw ClusterError(ErrorKind::Conflict,
+                         "Precondition failed: UID in precondition: " + std::string(uid) +
+                             ", UID in object meta: " + stored.record->uid);
+    }
+    if (!stored.record->node_name.empty()) {
+      if (stored.record->node_name == node)
+        return;
+      throw ClusterError(ErrorKind::Conflict,
+                         "Operation cannot be fulfilled on pods/binding \"" + std::string(name) +
+                             "\": pod " + std::string(name) + " is already assigned to node \"" +
+                             stored.record->node_name + "\"");
+    }
+    if (stored.record->terminating) {
+      throw ClusterError(ErrorKind::Conflict, "pod " + std::string(name) + " is being deleted");
+    }
+    rapidjson::Document doc;
+    doc.CopyFrom(stored.doc, doc.GetAllocator());
+    auto& a = doc.GetAllocator();
+    set_string(ensure_object(doc, "spec", a), "nodeName", node, a);
+    set_string(ensure_object(doc, "metadata", a), "resourceVersion", next_revision(), a);
+    auto record = pod_record(doc);
+    stored.doc = std::move(doc);
+    stored.record = record;
+    notes.pods.push_back(std::move(record));
+    notes.watchers = watchers_;
+  }
+  deliver(notes);
+}
+
+void FileClusterState::record_event(const Event& event) {
+  std::lock_guard guard(mu_);
+  events_.push_back(event);
+  while (events_.size() > kEventCapacity)
+    events_.pop_front();
+}
+
+std::unique_ptr<ClusterState> open_cluster_state(std::string_view source,
+                                                 const std::filesystem::path& file) {
+  if (source == "file")
+    return FileClusterState::load(file);
+  if (source == "kubernetes") {
+    throw std::invalid_argument(
+        "cluster.source \"kubernetes\" is not available in this build; use \"file\"");
+  }
+  throw std::invalid_argument("unknown cluster.source \"" + std::string(source) +
+                              "\" (expected file or kubernetes)");
+}
+
+}  // namespace hami::cluster

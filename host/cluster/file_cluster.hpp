@@ -1,0 +1,134 @@
+// FileClusterState: the embedded `file` backend. Loads a snapshot of Nodes,
+// Pods, ResourceQuotas and Namespaces and keeps every write in memory, so the
+// host runs (demo, tests, simulations) with no cluster at all.
+//
+// Snapshot format: YAML (one or more documents) or JSON. Each document is a
+// Kubernetes object with `kind`, a `List`/`<Kind>List` with `items` (what
+// `kubectl get nodes,pods,resourcequotas,namespaces -A -o yaml` prints), or a
+// sequence of objects. Objects of other kinds are ignored. Pods without a
+// uid get a stable one derived from namespace/name; objects without a
+// resourceVersion get one.
+//
+// Writes bump a store-wide revision and set the object's resourceVersion to
+// it, so conditional node writes (the node lock) behave like the API
+// server's. Watchers are notified in write order (see ClusterState).
+#pragma once
+
+#include <rapidjson/document.h>
+
+#include <deque>
+#include <filesystem>
+#include <map>
+#include <memory>
+#include <mutex>
+#include <stdexcept>
+#include <string>
+#include <string_view>
+#include <utility>
+#include <vector>
+
+#include "cluster/cluster_state.hpp"
+
+namespace hami::cluster {
+
+// A snapshot that cannot be loaded; the message names the file and object.
+class SnapshotError : public std::runtime_error {
+ public:
+  using std::runtime_error::runtime_error;
+};
+
+class FileClusterState final : public ClusterState {
+ public:
+  static constexpr size_t kEventCapacity = 1000;
+
+  FileClusterState();
+  ~FileClusterState() override;
+
+  // Throws SnapshotError.
+  static std::unique_ptr<FileClusterState> load(const std::filesystem::path& file);
+  // `origin` names the text in error messages.
+  static std::unique_ptr<FileClusterState> from_text(std::string_view text,
+                                                     std::string_view origin);
+
+  // Adds or replaces one object by kind (Node, Pod, ResourceQuota,
+  // Namespace); other kinds are ignored. Throws SnapshotError when the
+  // object is malformed. Watchers are notified.
+  void upsert(const rapidjson::Value& object, std::string_view origin = "object");
+  void delete_node(std::string_view name);
+  void delete_pod(std::string_view namespace_, std::string_view name);
+
+  // The Events recorded so far (the newest kEventCapacity), oldest first.
+  std::vector<Event> events() const;
+  // The current state as a JSON `List` of every object (nodes, pods,
+  // quotas, namespaces), compact.
+  std::string to_json() const;
+
+  // ClusterState
+  std::shared_ptr<const k8s::NodeModel> node(std::string_view name) const override;
+  std::vector<std::shared_ptr<const k8s::NodeModel>> nodes() const override;
+  std::shared_ptr<const PodRecord> pod(std::string_view namespace_,
+                                       std::string_view name) const override;
+  std::vector<std::shared_ptr<const PodRecord>> pods() const override;
+  std::vector<ResourceQuotaRecord> quotas() const override;
+  std::vector<NamespaceRecord> namespaces() const override;
+  void watch(ClusterWatcher& watcher) override;
+  void unwatch(ClusterWatcher& watcher) override;
+  void patch_pod_metadata(std::string_view namespace_, std::string_view name,
+                          const PodMetadataPatch& patch,
+                          std::optional<std::string_view> expected_uid) override;
+  void patch_node_annotations(std::string_view node, const std::vector<MetadataWrite>& annotations,
+                              std::optional<std::string_view> expected_resource_version) override;
+  void bind(std::string_view namespace_, std::string_view name, std::string_view uid,
+            std::string_view node) override;
+  void record_event(const Event& event) override;
+
+ private:
+  struct StoredNode {
+    rapidjson::Document doc;
+    std::shared_ptr<const k8s::NodeModel> model;
+  };
+  struct StoredPod {
+    rapidjson::Document doc;
+    std::shared_ptr<const PodRecord> record;
+  };
+  struct StoredQuota {
+    rapidjson::Document doc;
+    ResourceQuotaRecord record;
+  };
+  struct StoredNamespace {
+    rapidjson::Document doc;
+    NamespaceRecord record;
+  };
+  using PodKey = std::pair<std::string, std::string>;  // namespace, name
+
+  // Pending notifications of one write, delivered after mu_ is released.
+  struct Notes;
+
+  void load_text(std::string_view text, std::string_view origin);
+  void add_object(const rapidjson::Value& object, std::string_view kind, std::string_view origin,
+                  Notes& notes);
+  void deliver(const Notes& notes);
+  std::string next_revision();
+
+  static std::shared_ptr<const k8s::NodeModel> node_model(const rapidjson::Document& doc);
+  static std::shared_ptr<const PodRecord> pod_record(const rapidjson::Document& doc);
+
+  mutable std::mutex mu_;  // guards everything below
+  // Held for a whole write including its notifications, so watchers see
+  // changes in the order they were made.
+  std::mutex notify_mu_;
+  uint64_t revision_ = 0;
+  std::map<std::string, StoredNode, std::less<>> nodes_;
+  std::map<PodKey, StoredPod> pods_;
+  std::map<PodKey, StoredQuota> quotas_;
+  std::map<std::string, StoredNamespace, std::less<>> namespaces_;
+  std::deque<Event> events_;
+  std::vector<ClusterWatcher*> watchers_;
+};
+
+// Opens the configured backend: "file" loads `file`; "kubernetes" is not
+// available in this build (throws std::invalid_argument saying so).
+std::unique_ptr<ClusterState> open_cluster_state(std::string_view source,
+                                                 const std::filesystem::path& file);
+
+}  // namespace hami::cluster

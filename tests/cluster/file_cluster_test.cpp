@@ -1,0 +1,286 @@
+#include "cluster/file_cluster.hpp"
+
+#include <gtest/gtest.h>
+#include <rapidjson/document.h>
+
+#include <string>
+#include <thread>
+#include <vector>
+
+namespace {
+
+using namespace hami::cluster;
+
+constexpr const char* kSnapshot = R"(
+apiVersion: v1
+kind: List
+items:
+- apiVersion: v1
+  kind: Node
+  metadata:
+    name: node-a
+    resourceVersion: "100"
+    annotations:
+      hami.io/node-nvidia-register: '[{"id":"GPU-a","count":10,"devmem":40960}]'
+  status:
+    allocatable:
+      nvidia.com/gpu: 10
+- apiVersion: v1
+  kind: Pod
+  metadata:
+    name: running
+    namespace: ml
+    uid: uid-running
+    annotations:
+      hami.io/vgpu-node: node-a
+  spec:
+    nodeName: node-a
+    initContainers:
+    - name: init
+    containers:
+    - name: main
+      resources:
+        limits:
+          nvidia.com/gpu: 1
+  status:
+    phase: Running
+    initContainerStatuses:
+    - name: init
+      state:
+        terminated:
+          exitCode: 0
+---
+kind: Pod
+metadata:
+  name: pending
+spec:
+  containers:
+  - name: c
+---
+apiVersion: v1
+kind: ResourceQuotaList
+items:
+- metadata:
+    name: gpu-quota
+    namespace: ml
+  spec:
+    hard:
+      limits.nvidia.com/gpumem: "20000"
+      limits.nvidia.com/gpucores: 200
+---
+kind: Namespace
+metadata:
+  name: ml
+  labels:
+    team: research
+---
+kind: ConfigMap
+metadata:
+  name: ignored
+)";
+
+class Recorder final : public ClusterWatcher {
+ public:
+  void node_upserted(const std::shared_ptr<const hami::k8s::NodeModel>& node) override {
+    log.push_back("node+" + std::string(node->name()));
+  }
+  void node_deleted(std::string_view name) override { log.push_back("node-" + std::string(name)); }
+  void pod_upserted(const std::shared_ptr<const PodRecord>& pod) override {
+    log.push_back("pod+" + pod->namespace_ + "/" + pod->name + "@" + pod->resource_version);
+  }
+  void pod_deleted(const std::shared_ptr<const PodRecord>& pod) override {
+    log.push_back("pod-" + pod->namespace_ + "/" + pod->name);
+  }
+  void quotas_changed() override { log.push_back("quotas"); }
+  std::vector<std::string> log;
+};
+
+TEST(FileCluster, LoadsListsTypedListsAndSingleDocuments) {
+  const auto state = FileClusterState::from_text(kSnapshot, "snapshot.yaml");
+  ASSERT_EQ(state->nodes().size(), 1u);
+  const auto node = state->node("node-a");
+  ASSERT_TRUE(node);
+  EXPECT_EQ(node->resource_version(), "100");
+  EXPECT_EQ(node->annotation("hami.io/node-nvidia-register"),
+            R"([{"id":"GPU-a","count":10,"devmem":40960}])");
+  ASSERT_EQ(state->pods().size(), 2u);
+
+  const auto running = state->pod("ml", "running");
+  ASSERT_TRUE(running);
+  EXPECT_EQ(running->uid, "uid-running");
+  EXPECT_EQ(running->node_name, "node-a");
+  EXPECT_EQ(running->phase, "Running");
+  EXPECT_TRUE(running->init_containers_succeeded);
+  EXPECT_EQ(running->annotation("hami.io/vgpu-node"), "node-a");
+  EXPECT_EQ(running->model->view().containers_len, 2u);
+
+  // Namespace defaults to "default"; a missing uid gets a stable one.
+  const auto pending = state->pod("default", "pending");
+  ASSERT_TRUE(pending);
+  EXPECT_EQ(pending->uid, "file-default-pending");
+  EXPECT_FALSE(pending->init_containers_succeeded);
+  EXPECT_FALSE(pending->resource_version.empty());
+
+  const auto quotas = state->quotas();
+  ASSERT_EQ(quotas.size(), 1u);
+  EXPECT_EQ(quotas[0].namespace_, "ml");
+  ASSERT_EQ(quotas[0].hard.size(), 2u);
+  EXPECT_EQ(quotas[0].hard[0],
+            (std::pair<std::string, std::string>{"limits.nvidia.com/gpumem", "20000"}));
+  EXPECT_EQ(quotas[0].hard[1].second, "200");
+
+  const auto namespaces = state->namespaces();
+  ASSERT_EQ(namespaces.size(), 1u);
+  EXPECT_EQ(namespaces[0].labels[0].second, "research");
+}
+
+TEST(FileCluster, LoadsJson) {
+  const auto state = FileClusterState::from_text(
+      R"({"kind":"NodeList","items":[{"metadata":{"name":"j1"}},{"metadata":{"name":"j2"}}]})",
+      "x.json");
+  EXPECT_EQ(state->nodes().size(), 2u);
+}
+
+TEST(FileCluster, ErrorsNameTheFileAndObject) {
+  const auto expect_error = [](const char* text, const std::string& what) {
+    try {
+      FileClusterState::from_text(text, "bad.yaml");
+      ADD_FAILURE() << "accepted " << text;
+    } catch (const SnapshotError& e) {
+      EXPECT_EQ(std::string(e.what()), what);
+    }
+  };
+  expect_error("kind: Node\nmetadata:\n  name: n\n  annotations:\n    a: 1\n",
+               "bad.yaml: Node n: /metadata/annotations/a: expected a string, got a number");
+  expect_error("kind: Pod\nmetadata:\n  namespace: x\n",
+               "bad.yaml: Pod x/: /metadata/name: is required");
+  expect_error("{\"kind\": ", "bad.yaml: invalid JSON at offset 9: Invalid value.");
+  expect_error("kind: [",
+               std::string("bad.yaml: invalid YAML: ") +
+                   "yaml-cpp: error at line 1, column 1: end of sequence flow not found");
+}
+
+TEST(FileCluster, PatchPodMetadataSetsAndRemovesAndBumpsRevision) {
+  const auto state = FileClusterState::from_text(kSnapshot, "s");
+  const std::string before = state->pod("ml", "running")->resource_version;
+  state->patch_pod_metadata(
+      "ml", "running",
+      {{{"hami.io/bind-phase", "allocating"}, {"hami.io/vgpu-node", std::nullopt}},
+       {{"hami.io/vgpu-node", "node-a"}}},
+      std::nullopt);
+  const auto pod = state->pod("ml", "running");
+  EXPECT_EQ(pod->annotation("hami.io/bind-phase"), "allocating");
+  EXPECT_FALSE(pod->annotation("hami.io/vgpu-node"));
+  EXPECT_NE(pod->resource_version, before);
+  EXPECT_NE(state->to_json().find(R"("labels":{"hami.io/vgpu-node":"node-a"})"), std::string::npos);
+
+  try {
+    state->patch_pod_metadata("ml", "running", {}, std::string_view("other-uid"));
+    FAIL();
+  } catch (const ClusterError& e) {
+    EXPECT_EQ(e.kind(), ErrorKind::Conflict);
+  }
+  try {
+    state->patch_pod_metadata("ml", "absent", {}, std::nullopt);
+    FAIL();
+  } catch (const ClusterError& e) {
+    EXPECT_EQ(e.kind(), ErrorKind::NotFound);
+    EXPECT_STREQ(e.what(), "pods \"absent\" not found");
+  }
+}
+
+TEST(FileCluster, ConditionalNodePatchDetectsConcurrentChange) {
+  const auto state = FileClusterState::from_text(kSnapshot, "s");
+  const auto node = state->node("node-a");
+  state->patch_node_annotations("node-a", {{"x", "1"}}, node->resource_version());
+  // The same, now stale, resourceVersion no longer matches.
+  try {
+    state->patch_node_annotations("node-a", {{"x", "2"}}, node->resource_version());
+    FAIL();
+  } catch (const ClusterError& e) {
+    EXPECT_EQ(e.kind(), ErrorKind::Conflict);
+  }
+  EXPECT_EQ(state->node("node-a")->annotation("x"), "1");
+  // Revisions continue above the snapshot's own numbers.
+  EXPECT_GT(std::stoull(std::string(state->node("node-a")->resource_version())), 100u);
+}
+
+TEST(FileCluster, BindSetsNodeNameAndRefusesAnotherNode) {
+  const auto state = FileClusterState::from_text(kSnapshot, "s");
+  state->bind("default", "pending", "file-default-pending", "node-a");
+  EXPECT_EQ(state->pod("default", "pending")->node_name, "node-a");
+  EXPECT_NO_THROW(state->bind("default", "pending", "", "node-a"));  // same node: idempotent
+  try {
+    state->bind("default", "pending", "", "node-b");
+    FAIL();
+  } catch (const ClusterError& e) {
+    EXPECT_EQ(e.kind(), ErrorKind::Conflict);
+    EXPECT_STREQ(e.what(),
+                 "Operation cannot be fulfilled on pods/binding \"pending\": pod pending is "
+                 "already assigned to node \"node-a\"");
+  }
+  try {
+    state->bind("ml", "running", "wrong", "node-a");
+    FAIL();
+  } catch (const ClusterError& e) {
+    EXPECT_EQ(e.kind(), ErrorKind::Conflict);
+  }
+}
+
+TEST(FileCluster, WatchReplaysThenReportsWritesInOrder) {
+  const auto state = FileClusterState::from_text(kSnapshot, "s");
+  Recorder rec;
+  state->watch(rec);
+  ASSERT_EQ(rec.log.size(), 4u);
+  EXPECT_EQ(rec.log[0], "node+node-a");
+  EXPECT_EQ(rec.log[3], "quotas");
+  rec.log.clear();
+  state->patch_pod_metadata("default", "pending", {{{"k", "v"}}, {}}, std::nullopt);
+  state->delete_pod("ml", "running");
+  state->delete_node("node-a");
+  ASSERT_EQ(rec.log.size(), 3u);
+  EXPECT_EQ(rec.log[0].rfind("pod+default/pending@", 0), 0u);
+  EXPECT_EQ(rec.log[1], "pod-ml/running");
+  EXPECT_EQ(rec.log[2], "node-node-a");
+  state->unwatch(rec);
+  state->delete_pod("default", "pending");
+  EXPECT_EQ(rec.log.size(), 3u);
+}
+
+TEST(FileCluster, EventsAreKeptUpToCapacity) {
+  FileClusterState state;
+  for (size_t i = 0; i < FileClusterState::kEventCapacity + 5; ++i) {
+    state.record_event({"Pod", "ns", "p" + std::to_string(i), "", "Normal", "R", "m"});
+  }
+  const auto events = state.events();
+  ASSERT_EQ(events.size(), FileClusterState::kEventCapacity);
+  EXPECT_EQ(events.front().name, "p5");
+}
+
+TEST(FileCluster, ConcurrentWritersNeverLoseUpdates) {
+  const auto state = FileClusterState::from_text(kSnapshot, "s");
+  constexpr int kThreads = 4;
+  constexpr int kWrites = 50;
+  std::vector<std::thread> threads;
+  for (int t = 0; t < kThreads; ++t) {
+    threads.emplace_back([&, t] {
+      for (int i = 0; i < kWrites; ++i) {
+        state->patch_pod_metadata("default", "pending",
+                                  {{{"t" + std::to_string(t) + "-" + std::to_string(i), "x"}}, {}},
+                                  std::nullopt);
+      }
+    });
+  }
+  for (auto& th : threads)
+    th.join();
+  EXPECT_EQ(state->pod("default", "pending")->model->view().annotations_len,
+            static_cast<size_t>(kThreads * kWrites));
+}
+
+TEST(FileCluster, OpenClusterStateRefusesUnknownSources) {
+  EXPECT_THROW(open_cluster_state("kubernetes", "x"), std::invalid_argument);
+  EXPECT_THROW(open_cluster_state("etcd", "x"), std::invalid_argument);
+  EXPECT_THROW(open_cluster_state("file", "/nonexistent/snapshot.yaml"), SnapshotError);
+}
+
+}  // namespace
