@@ -1,0 +1,106 @@
+// Glue between the vendor logic and the SDK's DevicePlugin interface, shared
+// by nvidia.so and amd.so: error translation and the replay of plain C++
+// results into the host's sinks.
+#ifndef HAMI_DEVICES_COMMON_BINDING_HPP
+#define HAMI_DEVICES_COMMON_BINDING_HPP
+
+#include <optional>
+#include <span>
+#include <string>
+#include <string_view>
+#include <utility>
+
+#include "allocation_codec.hpp"
+#include "container.hpp"
+#include "errors.hpp"
+#include "hami/device.hpp"
+#include "kv_list.hpp"
+#include "node_register.hpp"
+#include "pair_scores.hpp"
+
+namespace hami::devices {
+
+// Runs `body`; InvalidInput becomes hami::Error(HAMI_INVALID_ARGUMENT) with
+// `context` (if any) in front of the message.
+template <class F>
+decltype(auto) translate(std::string_view context, F&& body) {
+  try {
+    return body();
+  } catch (const InvalidInput& e) {
+    std::string message(context);
+    if (!message.empty())
+      message += ": ";
+    message += e.what();
+    throw Error(HAMI_INVALID_ARGUMENT, message);
+  }
+}
+
+inline void replay(const ContainerMutation& m, const hami_container_mutation_sink& out) {
+  for (const auto& [resource, quantity] : m.limits)
+    set_limit(out, resource, quantity);
+  for (const auto& [name, value] : m.env)
+    add_env(out, name, value);
+  if (m.runtime_class)
+    set_runtime_class(out, *m.runtime_class);
+}
+
+// Reports a decoded registration: devices (cordon applied from
+// `cordon_list`), then the pair scores whose both ends are registered.
+inline void emit_inventory(const RegisterDecoding& reg, std::optional<std::string_view> cordon_list,
+                           std::span<const PairScore> scores, const hami_device_sink& out) {
+  for (const RegisteredDevice& d : reg.devices()) {
+    hami_device hd{};
+    hd.struct_size = static_cast<std::uint32_t>(sizeof hd);
+    hd.id = to_str(d.id);
+    hd.type = to_str(d.type);
+    hd.mode = to_str(d.mode);
+    hd.index = d.index;
+    hd.count = d.count;
+    hd.memory_mib = d.devmem;
+    hd.cores = d.devcore;
+    hd.numa = d.numa;
+    hd.flags = (d.health ? HAMI_DEVICE_HEALTHY : 0u) |
+               (cordon_list && listed_in(*cordon_list, d.id) ? HAMI_DEVICE_CORDONED : 0u);
+    emit_device(out, hd);
+  }
+  const auto registered = [&](std::string_view id) {
+    for (const RegisteredDevice& d : reg.devices()) {
+      if (d.id == id)
+        return true;
+    }
+    return false;
+  };
+  for (const PairScore& s : scores) {
+    if (registered(s.from) && registered(s.to))
+      emit_pair_score(out, s.from, s.to, s.score);
+  }
+}
+
+inline void emit_allocation(std::string_view value, const hami_allocation_sink& out) {
+  decode_allocation(
+      value, [&] { open_container(out); },
+      [&](const AllocatedDevice& d) {
+        hami_alloc_device ad{};
+        ad.struct_size = static_cast<std::uint32_t>(sizeof ad);
+        ad.id = to_str(d.id);
+        ad.type = to_str(d.type);
+        ad.memory_mib = d.memory_mib;
+        ad.cores = d.cores;
+        emit_alloc_device(out, ad);
+      });
+}
+
+inline void write_allocation(std::span<const hami_container_alloc> containers,
+                             const hami_sink& out) {
+  std::string value;
+  encode_allocation(containers, value);
+  sink_append(out, value);
+}
+
+// status.allocatable / status.capacity count as an integer (ceil, as Go's
+// Quantity.Value()); 0 when absent or unparsable.
+std::int64_t resource_count(const KvList& list, std::string_view resource);
+
+}  // namespace hami::devices
+
+#endif  // HAMI_DEVICES_COMMON_BINDING_HPP

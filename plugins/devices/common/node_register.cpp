@@ -1,0 +1,426 @@
+#include "node_register.hpp"
+
+#include <rapidjson/error/en.h>
+#include <rapidjson/reader.h>
+
+#include <charconv>
+#include <limits>
+#include <optional>
+
+#include "errors.hpp"
+#include "text.hpp"
+
+namespace hami::devices {
+namespace {
+
+enum class Field { None, Id, Index, Count, Devmem, Devcore, Type, Numa, Mode, Health };
+
+Field field_of(std::string_view key) noexcept {
+  // Go matches struct tags case-insensitively (EqualFold).
+  switch (key.size()) {
+    case 2:
+      return iequals(key, "id") ? Field::Id : Field::None;
+    case 4:
+      if (iequals(key, "type"))
+        return Field::Type;
+      if (iequals(key, "numa"))
+        return Field::Numa;
+      if (iequals(key, "mode"))
+        return Field::Mode;
+      return Field::None;
+    case 5:
+      if (iequals(key, "index"))
+        return Field::Index;
+      if (iequals(key, "count"))
+        return Field::Count;
+      return Field::None;
+    case 6:
+      if (iequals(key, "devmem"))
+        return Field::Devmem;
+      if (iequals(key, "health"))
+        return Field::Health;
+      return Field::None;
+    case 7:
+      return iequals(key, "devcore") ? Field::Devcore : Field::None;
+    default:
+      return Field::None;
+  }
+}
+
+std::string_view field_name(Field f) noexcept {
+  switch (f) {
+    case Field::Id:
+      return "id";
+    case Field::Index:
+      return "index";
+    case Field::Count:
+      return "count";
+    case Field::Devmem:
+      return "devmem";
+    case Field::Devcore:
+      return "devcore";
+    case Field::Type:
+      return "type";
+    case Field::Numa:
+      return "numa";
+    case Field::Mode:
+      return "mode";
+    case Field::Health:
+      return "health";
+    case Field::None:
+      break;
+  }
+  return "?";
+}
+
+// SAX handler: a flat state machine over `[ {k: v, ...}, ... ]`. Values of
+// unknown keys (migProfiles, custominfo, ...) are skipped whatever their
+// shape; the reader has already checked that they are well-formed JSON.
+class RegisterHandler {
+ public:
+  explicit RegisterHandler(std::vector<RegisteredDevice>& out) : out_(out) {}
+
+  const std::string& error() const noexcept { return error_; }
+
+  bool Null() {
+    if (skip_ > 0)
+      return skip_value();
+    if (state_ == State::Top) {
+      state_ = State::Done;  // `null` is an empty list, as in Go
+      return true;
+    }
+    if (state_ == State::Array)
+      return fail("element is null");
+    if (state_ == State::Value) {
+      state_ = State::Object;  // null leaves the zero value
+      return true;
+    }
+    return fail("unexpected null");
+  }
+  bool Bool(bool b) {
+    if (skip_ > 0)
+      return skip_value();
+    if (state_ != State::Value)
+      return unexpected("boolean");
+    if (field_ != Field::Health)
+      return wrong_type("boolean");
+    out_.back().health = b;
+    state_ = State::Object;
+    return true;
+  }
+  bool Int(int i) { return integer(i); }
+  bool Uint(unsigned u) { return integer(static_cast<std::int64_t>(u)); }
+  bool Int64(std::int64_t i) { return integer(i); }
+  bool Uint64(std::uint64_t u) {
+    if (u > static_cast<std::uint64_t>(std::numeric_limits<std::int64_t>::max())) {
+      if (skip_ > 0)
+        return skip_value();
+      return state_ == State::Value ? out_of_range() : unexpected("number");
+    }
+    return integer(static_cast<std::int64_t>(u));
+  }
+  bool Double(double) {
+    if (skip_ > 0)
+      return skip_value();
+    if (state_ != State::Value)
+      return unexpected("number");
+    return wrong_type("number with a fraction or exponent");
+  }
+  bool RawNumber(const char*, rapidjson::SizeType, bool) { return fail("unexpected raw number"); }
+  bool String(const char* s, rapidjson::SizeType len, bool) {
+    if (skip_ > 0)
+      return skip_value();
+    if (state_ != State::Value)
+      return unexpected("string");
+    const std::string_view v(s, len);
+    auto& d = out_.back();
+    switch (field_) {
+      case Field::Id:
+        d.id = v;
+        break;
+      case Field::Type:
+        d.type = v;
+        break;
+      case Field::Mode:
+        d.mode = v;
+        break;
+      default:
+        return wrong_type("string");
+    }
+    state_ = State::Object;
+    return true;
+  }
+  bool StartObject() {
+    if (skip_ > 0) {
+      ++skip_;
+      return true;
+    }
+    if (state_ == State::Array) {
+      out_.emplace_back();
+      state_ = State::Object;
+      return true;
+    }
+    if (state_ == State::Value)
+      return wrong_type("object");
+    return unexpected("object");
+  }
+  bool Key(const char* s, rapidjson::SizeType len, bool) {
+    if (skip_ > 0)
+      return true;
+    field_ = field_of(std::string_view(s, len));
+    if (field_ == Field::None) {
+      skip_ = 1;  // skip the next value; depth counts nested containers
+      skip_pending_ = true;
+      return true;
+    }
+    state_ = State::Value;
+    return true;
+  }
+  bool EndObject(rapidjson::SizeType) {
+    if (skip_ > 0) {
+      --skip_;
+      return end_of_skipped();
+    }
+    state_ = State::Array;
+    return true;
+  }
+  bool StartArray() {
+    if (skip_ > 0) {
+      ++skip_;
+      return true;
+    }
+    if (state_ == State::Top) {
+      state_ = State::Array;
+      return true;
+    }
+    if (state_ == State::Value)
+      return wrong_type("array");
+    return unexpected("array");
+  }
+  bool EndArray(rapidjson::SizeType) {
+    if (skip_ > 0) {
+      --skip_;
+      return end_of_skipped();
+    }
+    state_ = State::Done;
+    return true;
+  }
+
+ private:
+  enum class State { Top, Array, Object, Value, Done };
+
+  // A scalar in skip mode: when it is the whole skipped value, skipping ends.
+  bool skip_value() {
+    if (skip_pending_ && skip_ == 1) {
+      skip_ = 0;
+      skip_pending_ = false;
+    }
+    return true;
+  }
+  // A container closed in skip mode: depth 1 means the skipped value itself
+  // was this container, which has now ended.
+  bool end_of_skipped() {
+    if (skip_ == 1 && skip_pending_) {
+      skip_ = 0;
+      skip_pending_ = false;
+    }
+    return true;
+  }
+
+  bool integer(std::int64_t v) {
+    if (skip_ > 0)
+      return skip_value();
+    if (state_ != State::Value)
+      return unexpected("number");
+    auto& d = out_.back();
+    constexpr std::int64_t kI32Min = std::numeric_limits<std::int32_t>::min();
+    constexpr std::int64_t kI32Max = std::numeric_limits<std::int32_t>::max();
+    switch (field_) {
+      case Field::Index:
+        if (v < 0 || v > static_cast<std::int64_t>(std::numeric_limits<std::uint32_t>::max())) {
+          return out_of_range();
+        }
+        d.index = static_cast<std::uint32_t>(v);
+        break;
+      case Field::Count:
+      case Field::Devmem:
+      case Field::Devcore:
+      case Field::Numa: {
+        if (v < kI32Min || v > kI32Max)
+          return out_of_range();
+        const auto n = static_cast<std::int32_t>(v);
+        if (field_ == Field::Count)
+          d.count = n;
+        if (field_ == Field::Devmem)
+          d.devmem = n;
+        if (field_ == Field::Devcore)
+          d.devcore = n;
+        if (field_ == Field::Numa)
+          d.numa = n;
+        break;
+      }
+      default:
+        return wrong_type("number");
+    }
+    state_ = State::Object;
+    return true;
+  }
+
+  std::string where() const {
+    return "element " + std::to_string(out_.empty() ? 0 : out_.size() - 1);
+  }
+  bool wrong_type(std::string_view got) {
+    return fail(where() + " key \"" + std::string(field_name(field_)) + "\": unexpected " +
+                std::string(got));
+  }
+  bool out_of_range() {
+    return fail(where() + " key \"" + std::string(field_name(field_)) + "\": value out of range");
+  }
+  bool unexpected(std::string_view what) {
+    if (state_ == State::Top)
+      return fail("expected a JSON array, found " + std::string(what));
+    if (state_ == State::Array)
+      return fail("expected device objects, found " + std::string(what));
+    return fail("unexpected " + std::string(what));
+  }
+  bool fail(std::string message) {
+    error_ = std::move(message);
+    return false;
+  }
+
+  std::vector<RegisteredDevice>& out_;
+  State state_ = State::Top;
+  Field field_ = Field::None;
+  int skip_ = 0;  // > 0: inside the value of an unknown key (nesting depth + 1)
+  bool skip_pending_ = false;
+  std::string error_;
+};
+
+std::optional<std::int64_t> parse_int(std::string_view s) {
+  // Go strconv.ParseInt/Atoi: optional sign, decimal digits, nothing else.
+  if (s.empty())
+    return std::nullopt;
+  std::size_t pos = 0;
+  if (s[0] == '+') {
+    pos = 1;
+    if (s.size() > 1 && s[1] == '-')
+      return std::nullopt;
+  }
+  std::int64_t v = 0;
+  const char* first = s.data() + pos;
+  const char* last = s.data() + s.size();
+  if (first == last)
+    return std::nullopt;
+  auto [ptr, ec] = std::from_chars(first, last, v);
+  if (ec != std::errc() || ptr != last)
+    return std::nullopt;
+  return v;
+}
+
+std::optional<bool> parse_go_bool(std::string_view s) {
+  if (s == "1" || s == "t" || s == "T" || s == "true" || s == "TRUE" || s == "True")
+    return true;
+  if (s == "0" || s == "f" || s == "F" || s == "false" || s == "FALSE" || s == "False")
+    return false;
+  return std::nullopt;
+}
+
+void reject_nul(std::string_view text) {
+  if (text.find('\0') != std::string_view::npos)
+    throw InvalidInput("contains a NUL byte");
+}
+
+}  // namespace
+
+RegisterDecoding decode_register_json(std::string_view text) {
+  reject_nul(text);
+  RegisterDecoding result;
+  result.buffer_.assign(text);
+  RegisterHandler handler(result.devices_);
+  rapidjson::Reader reader;
+  rapidjson::InsituStringStream stream(result.buffer_.data());
+  constexpr unsigned kFlags = rapidjson::kParseInsituFlag | rapidjson::kParseValidateEncodingFlag;
+  const rapidjson::ParseResult ok = reader.Parse<kFlags>(stream, handler);
+  if (!ok) {
+    if (!handler.error().empty())
+      throw InvalidInput(handler.error());
+    throw InvalidInput(std::string("invalid JSON at offset ") + std::to_string(ok.Offset()) + ": " +
+                       rapidjson::GetParseError_En(ok.Code()));
+  }
+  return result;
+}
+
+RegisterDecoding decode_register_legacy(std::string_view text) {
+  reject_nul(text);
+  if (text.find(':') == std::string_view::npos) {
+    throw InvalidInput("neither a JSON array nor the legacy colon form");
+  }
+  RegisterDecoding result;
+  result.buffer_.assign(text);
+  const std::string_view all(result.buffer_);
+  std::size_t n = 0;
+  for_each_piece(all, ':', [&](std::string_view entry) {
+    ++n;
+    if (entry.find(',') == std::string_view::npos)
+      return true;  // as HAMi: skipped
+    std::string_view items[10];
+    std::size_t count = 0;
+    bool too_many = false;
+    for_each_piece(entry, ',', [&](std::string_view item) {
+      if (count == 10) {
+        too_many = true;
+        return false;
+      }
+      items[count++] = item;
+      return true;
+    });
+    const std::string where = "legacy entry " + std::to_string(n - 1);
+    if (too_many || (count != 7 && count != 9)) {
+      throw InvalidInput(where + ": expected 7 or 9 comma-separated fields");
+    }
+    RegisteredDevice d;
+    d.id = items[0];
+    const auto i32 = [&](std::string_view s, const char* name) {
+      const auto v = parse_int(s);
+      if (!v || *v < std::numeric_limits<std::int32_t>::min() ||
+          *v > std::numeric_limits<std::int32_t>::max()) {
+        throw InvalidInput(where + ": " + name + " \"" + std::string(s) + "\" is not an int32");
+      }
+      return static_cast<std::int32_t>(*v);
+    };
+    d.count = i32(items[1], "count");
+    d.devmem = i32(items[2], "devmem");
+    d.devcore = i32(items[3], "devcore");
+    d.type = items[4];
+    d.numa = i32(items[5], "numa");
+    const auto health = parse_go_bool(items[6]);
+    if (!health)
+      throw InvalidInput(where + ": health \"" + std::string(items[6]) + "\" is not a boolean");
+    d.health = *health;
+    d.mode = "hami-core";
+    if (count == 9) {
+      const auto index = parse_int(items[7]);
+      if (!index || *index < 0 || *index > std::numeric_limits<std::uint32_t>::max()) {
+        throw InvalidInput(where + ": index \"" + std::string(items[7]) + "\" is not an index");
+      }
+      d.index = static_cast<std::uint32_t>(*index);
+      d.mode = items[8];
+    }
+    result.devices_.push_back(d);
+    return true;
+  });
+  return result;
+}
+
+RegisterDecoding decode_register(std::string_view text, RegisterForm allowed_legacy) {
+  const std::string_view t = trim(text);
+  if (t.empty())
+    throw InvalidInput("empty value");
+  if (t.front() == '[' || t == "null")
+    return decode_register_json(text);
+  if (allowed_legacy == RegisterForm::Legacy)
+    return decode_register_legacy(text);
+  return decode_register_json(text);  // reports the JSON error
+}
+
+}  // namespace hami::devices

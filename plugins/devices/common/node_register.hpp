@@ -1,0 +1,66 @@
+// Decoding of the node registration annotation that HAMi's node-side device
+// plugins write (`hami.io/node-nvidia-register`, `hami.io/node-amd-register`).
+//
+// Wire form (HAMi §3.1): a JSON array of device objects. Go writes it with
+// `omitempty`, so zero values (index 0, numa 0, health false, empty strings)
+// are absent and read as zero; Go reads keys case-insensitively and ignores
+// unknown keys, and so does this decoder. Types are checked as strictly as
+// Go's encoding/json does ("count": "10" or 10.5 is an error); `null` for a
+// field keeps its zero value.
+//
+// NVIDIA nodes that still run a ≤ v2.7 device plugin write the legacy colon
+// form `UUID,count,devmem,devcore,type,numa,health[,index,mode]:` repeated;
+// `decode_register` reads it when the text is not JSON.
+#ifndef HAMI_DEVICES_COMMON_NODE_REGISTER_HPP
+#define HAMI_DEVICES_COMMON_NODE_REGISTER_HPP
+
+#include <cstdint>
+#include <string>
+#include <string_view>
+#include <vector>
+
+namespace hami::devices {
+
+// One registered device. Strings view into the owning RegisterDecoding.
+struct RegisteredDevice {
+  std::string_view id;
+  std::string_view type;
+  std::string_view mode;
+  std::uint32_t index = 0;
+  std::int32_t count = 0;
+  std::int32_t devmem = 0;   // MiB
+  std::int32_t devcore = 0;  // NVIDIA: percent × scaling; AMD: CU count
+  std::int32_t numa = 0;
+  bool health = false;
+};
+
+enum class RegisterForm { Json, Legacy };
+
+// The decoded annotation. Owns a copy of the text the devices point into, so
+// it is movable but its views stay valid only while it lives.
+class RegisterDecoding {
+ public:
+  const std::vector<RegisteredDevice>& devices() const noexcept { return devices_; }
+
+ private:
+  friend RegisterDecoding decode_register(std::string_view text, RegisterForm allowed_legacy);
+  friend RegisterDecoding decode_register_json(std::string_view text);
+  friend RegisterDecoding decode_register_legacy(std::string_view text);
+  std::string buffer_;
+  std::vector<RegisteredDevice> devices_;
+};
+
+// Strict JSON form. Throws InvalidInput naming the element and key at fault.
+RegisterDecoding decode_register_json(std::string_view text);
+
+// Legacy colon form. Throws InvalidInput; numbers must be well-formed.
+RegisterDecoding decode_register_legacy(std::string_view text);
+
+// JSON when the text starts (after spaces) with '[' or is `null`; otherwise
+// the legacy form when `allowed_legacy` is RegisterForm::Legacy, else an
+// error. Throws InvalidInput.
+RegisterDecoding decode_register(std::string_view text, RegisterForm allowed_legacy);
+
+}  // namespace hami::devices
+
+#endif  // HAMI_DEVICES_COMMON_NODE_REGISTER_HPP
