@@ -1,0 +1,132 @@
+// nvidia.so: HAMi v2.10's NVIDIA vGPU rules behind the device plugin ABI.
+// This file only binds the vendor logic (nvidia_*.cpp) to hami::DevicePlugin.
+#include <string>
+#include <string_view>
+
+#include "binding.hpp"
+#include "hami/device.hpp"
+#include "nvidia_admission.hpp"
+#include "nvidia_config.hpp"
+#include "nvidia_fit.hpp"
+#include "nvidia_health.hpp"
+#include "nvidia_names.hpp"
+#include "nvidia_requests.hpp"
+
+namespace hami::devices::nvidia {
+namespace {
+
+class NvidiaPlugin final : public DevicePlugin {
+ public:
+  NvidiaPlugin(const hami_host_info& host, std::string_view config_json)
+      : host_(host),
+        config_(translate("nvidia config", [&] { return parse_config(config_json); })) {}
+
+  void describe(hami_device_description& out) override {
+    out.vendor = to_str(kVendor);
+    out.count_resource = to_str(config_.count_resource);
+    out.memory_resource = to_str(config_.memory_resource);
+    out.memory_percent_resource = to_str(config_.memory_percent_resource);
+    out.cores_resource = to_str(config_.cores_resource);
+    out.priority_resource = to_str(config_.priority_resource);
+    out.register_annotation = to_str(kRegisterAnnotation);
+    out.handshake_annotation = to_str(kHandshakeAnnotation);
+    out.to_allocate_annotation = to_str(kToAllocateAnnotation);
+    out.allocated_annotation = to_str(kAllocatedAnnotation);
+    out.memory_factor = config_.memory_factor;
+  }
+
+  bool mutate_container(const hami_pod_view& pod, std::size_t idx,
+                        const hami_container_mutation_sink& out) override {
+    const ContainerMutation m = translate("", [&] {
+      return nvidia::mutate_container(config_, container_at(pod, idx),
+                                      to_sv(pod.runtime_class_name));
+    });
+    replay(m, out);
+    return m.uses_device;
+  }
+
+  hami_device_request container_request(const hami_pod_view& pod, std::size_t idx) override {
+    const Request r =
+        translate("", [&] { return nvidia::container_request(config_, container_at(pod, idx)); });
+    hami_device_request out{};
+    out.struct_size = static_cast<std::uint32_t>(sizeof out);
+    out.count = r.count;
+    out.memory_mib = r.memory_mib;
+    out.memory_percent = r.memory_percent;
+    out.cores = r.cores;
+    return out;
+  }
+
+  void decode_node(const hami_node_view& node, const hami_device_sink& out) override {
+    const KvList annotations(node.annotations, node.annotations_len);
+    const std::string node_name(to_sv(node.name));
+    const auto reg = annotations.find(kRegisterAnnotation);
+    if (!reg) {
+      throw Error(HAMI_NOT_FOUND, "node " + node_name + " has no " +
+                                      std::string(kRegisterAnnotation) + " annotation");
+    }
+    const RegisterDecoding decoded =
+        translate("node " + node_name + ": " + std::string(kRegisterAnnotation),
+                  [&] { return decode_register(*reg, RegisterForm::Legacy); });
+    std::vector<PairScore> scores;
+    if (const auto text = annotations.find(kPairScoreAnnotation)) {
+      scores = translate("node " + node_name + ": " + std::string(kPairScoreAnnotation),
+                         [&] { return decode_pair_scores(*text); });
+    }
+    emit_inventory(decoded, annotations.find(kCordonAnnotation), scores, out);
+  }
+
+  hami_health_result node_health(const hami_node_view& node, std::int64_t now_unix,
+                                 const hami_annotation_sink& writes) override {
+    const KvList annotations(node.annotations, node.annotations_len);
+    const NodeFacts facts{
+        to_sv(node.name), annotations.find(kHandshakeAnnotation),
+        annotations.find(kRegisterAnnotation),
+        resource_count(KvList(node.allocatable, node.allocatable_len), config_.count_resource)};
+    const HandshakeResult r = health_.check(facts, now_unix);
+    if (r.stamp)
+      set_annotation(writes, kHandshakeAnnotation, *r.stamp);
+    hami_health_result out{};
+    out.struct_size = static_cast<std::uint32_t>(sizeof out);
+    out.healthy = r.healthy ? 1u : 0u;
+    out.needs_update = r.needs_update ? 1u : 0u;
+    return out;
+  }
+
+  void node_cleanup(const hami_node_view& node, const hami_annotation_sink& writes) override {
+    health_.forget(to_sv(node.name));
+    remove_annotation(writes, kHandshakeAnnotation);
+  }
+
+  void fit(const hami_fit_input& in, hami_fit_output& out) override {
+    const std::span<hami_fit_pick> picks =
+        out.picks == nullptr ? std::span<hami_fit_pick>{} : std::span(out.picks, out.picks_cap);
+    std::string reason;
+    const FitResult r = translate("", [&] { return nvidia::fit(in, picks, reason); });
+    out.fits = r.fits ? 1u : 0u;
+    out.picks_len = r.picks_len;
+    if (!r.fits)
+      sink_append(out.reason, reason);
+  }
+
+  void encode_allocation(std::span<const hami_container_alloc> containers,
+                         const hami_sink& out) override {
+    translate("", [&] { write_allocation(containers, out); });
+  }
+
+  void decode_allocation(std::string_view value, const hami_allocation_sink& out) override {
+    translate("", [&] { emit_allocation(value, out); });
+  }
+
+ private:
+  Host host_;
+  NvidiaConfig config_;
+  HealthTracker health_;
+};
+
+}  // namespace
+}  // namespace hami::devices::nvidia
+
+HAMI_EXPORT_DEVICE_PLUGIN(hami::devices::nvidia::NvidiaPlugin, "nvidia", "1.0.0",
+                          "NVIDIA vGPU sharing rules, compatible with HAMi v2.10",
+                          hami::devices::nvidia::kConfigSchema, HAMI_FLAG_CONCURRENT_SAFE)
