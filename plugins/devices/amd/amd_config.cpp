@@ -1,0 +1,32 @@
+#include "amd_config.hpp"
+
+#include "config_document.hpp"
+
+namespace hami::devices::amd {
+
+const char* const kConfigSchema = R"json({
+  "$schema": "http://json-schema.org/draft-04/schema#",
+  "title": "amd device plugin (HAMi device-config.yaml section 'amd')",
+  "type": "object",
+  "properties": {
+    "resourceCountName": {"type": ["string", "null"], "default": "amd.com/gpu",
+      "description": "resource holding the number of GPUs per container"},
+    "resourceMemoryName": {"type": ["string", "null"], "default": "amd.com/gpumem",
+      "description": "resource holding MiB per GPU"},
+    "resourceCoreName": {"type": ["string", "null"], "default": "amd.com/gpucores",
+      "description": "resource holding the percent of each GPU's compute units"},
+    "customresources": {"type": ["array", "null"], "items": {"type": "string"},
+      "description": "chart-level list of forwarded resources, accepted and ignored"}
+  }
+})json";
+
+AmdConfig parse_config(std::string_view json) {
+  const ConfigDocument doc(json, kConfigSchema);
+  AmdConfig c;
+  c.count_resource = doc.string_or("resourceCountName", c.count_resource);
+  c.memory_resource = doc.string_or("resourceMemoryName", c.memory_resource);
+  c.cores_resource = doc.string_or("resourceCoreName", c.cores_resource);
+  return c;
+}
+
+}  // namespace hami::devices::amd
