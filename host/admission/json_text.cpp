@@ -1,0 +1,48 @@
+#include "admission/json_text.hpp"
+
+namespace hami::admission {
+
+void append_json_string(std::string& out, std::string_view text) {
+  static constexpr char kHex[] = "0123456789abcdef";
+  out.push_back('"');
+  size_t clean = 0;  // start of the run of bytes that need no escaping
+  for (size_t i = 0; i < text.size(); ++i) {
+    const auto c = static_cast<unsigned char>(text[i]);
+    if (c >= 0x20 && c != '"' && c != '\\')
+      continue;
+    out.append(text.data() + clean, i - clean);
+    clean = i + 1;
+    switch (c) {
+      case '"':
+        out += "\\\"";
+        break;
+      case '\\':
+        out += "\\\\";
+        break;
+      case '\n':
+        out += "\\n";
+        break;
+      case '\r':
+        out += "\\r";
+        break;
+      case '\t':
+        out += "\\t";
+        break;
+      case '\b':
+        out += "\\b";
+        break;
+      case '\f':
+        out += "\\f";
+        break;
+      default:
+        out += "\\u00";
+        out.push_back(kHex[c >> 4]);
+        out.push_back(kHex[c & 15]);
+        break;
+    }
+  }
+  out.append(text.data() + clean, text.size() - clean);
+  out.push_back('"');
+}
+
+}  // namespace hami::admission

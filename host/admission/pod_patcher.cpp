@@ -1,0 +1,87 @@
+#include "admission/pod_patcher.hpp"
+
+#include "k8s/json_path.hpp"
+
+namespace hami::admission {
+
+using k8s::Change;
+
+std::string PodPatcher::container_pointer(size_t container) const {
+  const k8s::ContainerJson& where = pod_.container_json(container);
+  std::string pointer =
+      where.list == k8s::ContainerList::Init ? "/spec/initContainers" : "/spec/containers";
+  k8s::append_pointer_index(pointer, where.index);
+  return pointer;
+}
+
+void PodPatcher::ensure_spec() {
+  if (pod_.has_spec() || spec_added_)
+    return;
+  patch_.add_empty_object("/spec");
+  spec_added_ = true;
+}
+
+void PodPatcher::set_limit(size_t container, std::string_view resource, std::string_view quantity) {
+  const k8s::ContainerJson before = pod_.container_json(container);
+  const Change change = pod_.set_limit(container, resource, quantity);
+  if (change == Change::None)
+    return;
+  std::string pointer = container_pointer(container);
+  pointer += "/resources";
+  if (!before.has_resources)
+    patch_.add_empty_object(pointer);
+  pointer += "/limits";
+  if (!before.has_limits)
+    patch_.add_empty_object(pointer);
+  k8s::append_pointer_token(pointer, resource);
+  if (change == Change::Replaced) {
+    patch_.replace(pointer, quantity);
+  } else {
+    patch_.add(pointer, quantity);
+  }
+}
+
+void PodPatcher::set_env(size_t container, std::string_view name, std::string_view value) {
+  const bool had_env = pod_.container_json(container).has_env;
+  const k8s::EnvChange change = pod_.set_env(container, name, value);
+  if (change.change == Change::None)
+    return;
+  std::string pointer = container_pointer(container);
+  pointer += "/env";
+  if (!had_env)
+    patch_.add_empty_array(pointer);
+  k8s::append_pointer_index(pointer, change.json_index);
+  if (change.change == Change::Replaced) {
+    patch_.replace_object(pointer, {{"name", name}, {"value", value}});
+  } else {
+    patch_.add_object(pointer, {{"name", name}, {"value", value}});
+  }
+}
+
+void PodPatcher::set_runtime_class_if_absent(std::string_view name) {
+  if (name.empty() || pod_.view().runtime_class_name.len != 0)
+    return;
+  const Change change = pod_.set_runtime_class_name(name);
+  if (change == Change::None)
+    return;
+  ensure_spec();
+  if (change == Change::Replaced) {
+    patch_.replace("/spec/runtimeClassName", name);
+  } else {
+    patch_.add("/spec/runtimeClassName", name);
+  }
+}
+
+void PodPatcher::set_scheduler_name(std::string_view name) {
+  const Change change = pod_.set_scheduler_name(name);
+  if (change == Change::None)
+    return;
+  ensure_spec();
+  if (change == Change::Replaced) {
+    patch_.replace("/spec/schedulerName", name);
+  } else {
+    patch_.add("/spec/schedulerName", name);
+  }
+}
+
+}  // namespace hami::admission

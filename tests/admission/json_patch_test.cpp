@@ -1,0 +1,84 @@
+#include "admission/json_patch.hpp"
+
+#include <gtest/gtest.h>
+
+#include <nlohmann/json.hpp>
+#include <string>
+
+#include "admission/base64.hpp"
+#include "admission/json_text.hpp"
+
+namespace hami::admission {
+namespace {
+
+TEST(Base64, MatchesRfc4648Vectors) {
+  const std::pair<std::string, std::string> vectors[] = {{"", ""},
+                                                         {"f", "Zg=="},
+                                                         {"fo", "Zm8="},
+                                                         {"foo", "Zm9v"},
+                                                         {"foob", "Zm9vYg=="},
+                                                         {"fooba", "Zm9vYmE="},
+                                                         {"foobar", "Zm9vYmFy"},
+                                                         {std::string("\xff\xfe\x00", 3), "//4A"}};
+  for (const auto& [in, want] : vectors) {
+    std::string out = "x";
+    append_base64(out, in);
+    EXPECT_EQ(out, "x" + want) << in;
+  }
+}
+
+TEST(Base64, EncodesTheSeedsPatch) {
+  std::string out;
+  append_base64(out, R"([{"op":"replace","path":"/spec/schedulerName","value":"hami-scheduler"}])");
+  EXPECT_EQ(out,
+            "W3sib3AiOiJyZXBsYWNlIiwicGF0aCI6Ii9zcGVjL3NjaGVkdWxlck5hbWUiLCJ2YWx1ZSI6ImhhbWktc2NoZW"
+            "R1bGVyIn1d");
+}
+
+TEST(JsonText, EscapesQuotesBackslashesAndControlCharacters) {
+  std::string out;
+  static constexpr char kRaw[] = "a\"b\\c\n\r\t\b\f\x01\x1f/\xc3\xa9";
+  const std::string raw(kRaw, sizeof kRaw - 1);
+  append_json_string(out, raw);
+  EXPECT_EQ(out, "\"a\\\"b\\\\c\\n\\r\\t\\b\\f\\u0001\\u001f/\xc3\xa9\"");
+  // The result is JSON an independent parser reads back to the same bytes.
+  EXPECT_EQ(nlohmann::json::parse(out).get<std::string>(), raw);
+  out.clear();
+  append_json_string(out, std::string("\0x", 2));
+  EXPECT_EQ(out, "\"\\u0000x\"");
+  out.clear();
+  append_json_string(out, "");
+  EXPECT_EQ(out, "\"\"");
+}
+
+TEST(JsonPatch, EmptyPatchIsAnEmptyArray) {
+  const JsonPatch patch;
+  EXPECT_TRUE(patch.empty());
+  EXPECT_EQ(patch.size(), 0U);
+  EXPECT_EQ(patch.json(), "[]");
+}
+
+TEST(JsonPatch, WritesOperationsInOrderWithExactText) {
+  JsonPatch patch;
+  patch.add_empty_object("/spec/containers/0/resources");
+  patch.add_empty_object("/spec/containers/0/resources/limits");
+  patch.add("/spec/containers/0/resources/limits/nvidia.com~1gpucores", "100");
+  patch.add_empty_array("/spec/containers/0/env");
+  patch.add_object("/spec/containers/0/env/0", {{"name", "A"}, {"value", "x\"y"}});
+  patch.replace_object("/spec/containers/0/env/0", {{"name", "A"}, {"value", ""}});
+  patch.replace("/spec/schedulerName", "hami-scheduler");
+  EXPECT_EQ(patch.size(), 7U);
+  EXPECT_EQ(
+      patch.json(),
+      R"([{"op":"add","path":"/spec/containers/0/resources","value":{}},)"
+      R"({"op":"add","path":"/spec/containers/0/resources/limits","value":{}},)"
+      R"({"op":"add","path":"/spec/containers/0/resources/limits/nvidia.com~1gpucores","value":"100"},)"
+      R"({"op":"add","path":"/spec/containers/0/env","value":[]},)"
+      R"({"op":"add","path":"/spec/containers/0/env/0","value":{"name":"A","value":"x\"y"}},)"
+      R"({"op":"replace","path":"/spec/containers/0/env/0","value":{"name":"A","value":""}},)"
+      R"({"op":"replace","path":"/spec/schedulerName","value":"hami-scheduler"}])");
+  EXPECT_EQ(nlohmann::json::parse(patch.json()).size(), 7U);
+}
+
+}  // namespace
+}  // namespace hami::admission
