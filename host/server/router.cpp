@@ -1,0 +1,199 @@
+#include "server/router.hpp"
+
+#include <Poco/Exception.h>
+#include <Poco/Net/HTTPServerRequest.h>
+#include <Poco/Net/HTTPServerResponse.h>
+#include <rapidjson/stringbuffer.h>
+#include <rapidjson/writer.h>
+
+#include <istream>
+#include <ostream>
+#include <stdexcept>
+
+#include "log/logger.hpp"
+
+namespace hami::server {
+
+std::string error_body(std::string_view message) {
+  rapidjson::StringBuffer buf;
+  rapidjson::Writer<rapidjson::StringBuffer> w(buf);
+  w.StartObject();
+  w.Key("error");
+  w.String(message.data(), static_cast<rapidjson::SizeType>(message.size()));
+  w.EndObject();
+  return std::string(buf.GetString(), buf.GetSize());
+}
+
+std::string_view path_of(std::string_view target) {
+  const auto end = target.find_first_of("?#");
+  return end == std::string_view::npos ? target : target.substr(0, end);
+}
+
+namespace {
+
+constexpr std::size_t kReadChunk = 64 * 1024;
+
+Response error_response(int status, std::string_view message) {
+  Response r;
+  r.status = status;
+  r.body = error_body(message);
+  return r;
+}
+
+void send(Poco::Net::HTTPServerResponse& out, const Response& r, bool close, bool head) {
+  out.setStatusAndReason(static_cast<Poco::Net::HTTPResponse::HTTPStatus>(r.status));
+  if (!r.content_type.empty())
+    out.setContentType(r.content_type);
+  for (const auto& [name, value] : r.headers)
+    out.set(name, value);
+  if (close)
+    out.setKeepAlive(false);
+  out.setContentLength64(static_cast<Poco::Int64>(r.body.size()));
+  // Flushed here, not when Poco destroys the response: shutdown counts a
+  // request as finished when its handler returns, and must not cut off
+  // bytes still sitting in the stream buffer.
+  std::ostream& body = out.send();
+  // A HEAD answer carries the headers of the body but never the body.
+  if (!head)
+    body.write(r.body.data(), static_cast<std::streamsize>(r.body.size()));
+  body.flush();
+}
+
+enum class BodyOutcome { ok, too_large, incomplete };
+
+// Reads the request body into `body`, never holding more than `limit` bytes
+// plus one read chunk. Stream errors (timeouts, resets) propagate.
+BodyOutcome read_body(Poco::Net::HTTPServerRequest& request, std::size_t limit, std::string& body) {
+  std::istream& in = request.stream();
+  // Rethrow the socket's exception (e.g. Poco::TimeoutException) instead of
+  // silently setting badbit.
+  in.exceptions(std::ios::badbit);
+  if (request.hasContentLength() && !request.getChunkedTransferEncoding()) {
+    const auto length = static_cast<std::size_t>(request.getContentLength64());
+    body.resize(length);
+    in.read(body.data(), static_cast<std::streamsize>(length));
+    if (static_cast<std::size_t>(in.gcount()) != length)
+      return BodyOutcome::incomplete;
+    return BodyOutcome::ok;
+  }
+  char chunk[kReadChunk];
+  while (in) {
+    in.read(chunk, sizeof chunk);
+    const auto n = static_cast<std::size_t>(in.gcount());
+    if (body.size() + n > limit)
+      return BodyOutcome::too_large;
+    body.append(chunk, n);
+  }
+  return BodyOutcome::ok;
+}
+
+}  // namespace
+
+void Router::add(std::string method, std::string path, std::size_t body_limit, Handler handler) {
+  auto& methods = routes_[std::move(path)];
+  const auto [it, inserted] =
+      methods.emplace(std::move(method), Route{body_limit, std::move(handler)});
+  if (!inserted)
+    throw std::invalid_argument("route registered twice: " + it->first);
+}
+
+std::string Router::allowed_methods(std::string_view path) const {
+  const auto found = routes_.find(path);
+  if (found == routes_.end())
+    return {};
+  std::string allow;
+  for (const auto& [method, route] : found->second) {
+    if (!allow.empty())
+      allow += ", ";
+    allow += method;
+  }
+  return allow;
+}
+
+void Router::dispatch(Poco::Net::HTTPServerRequest& request,
+                      Poco::Net::HTTPServerResponse& response, bool close_after) const {
+  const std::string path(path_of(request.getURI()));
+  const std::string& method = request.getMethod();
+  const bool head = method == Poco::Net::HTTPRequest::HTTP_HEAD;
+  const auto by_path = routes_.find(path);
+  if (by_path == routes_.end()) {
+    send(response, error_response(404, "not found: " + path), close_after, head);
+    return;
+  }
+  const auto by_method = by_path->second.find(method);
+  if (by_method == by_path->second.end()) {
+    Response r = error_response(405, "method " + method + " not allowed on " + path);
+    r.headers.emplace_back("Allow", allowed_methods(path));
+    send(response, r, close_after, head);
+    return;
+  }
+  const Route& route = by_method->second;
+
+  // A declared length over the limit is refused before reading a byte; the
+  // unread body makes the connection unusable, so it is closed.
+  if (request.hasContentLength() && !request.getChunkedTransferEncoding() &&
+      static_cast<std::size_t>(request.getContentLength64()) > route.body_limit) {
+    send(response,
+         error_response(413, "request body exceeds the limit of " +
+                                 std::to_string(route.body_limit) + " bytes"),
+         true, head);
+    return;
+  }
+
+  std::string body;
+  try {
+    switch (read_body(request, route.body_limit, body)) {
+      case BodyOutcome::ok:
+        break;
+      case BodyOutcome::too_large:
+        send(response,
+             error_response(413, "request body exceeds the limit of " +
+                                     std::to_string(route.body_limit) + " bytes"),
+             true, head);
+        return;
+      case BodyOutcome::incomplete:
+        send(response, error_response(400, "request body ended early"), true, head);
+        return;
+    }
+  } catch (const Poco::TimeoutException&) {
+    send(response, error_response(408, "timed out reading the request body"), true, head);
+    return;
+  } catch (const Poco::Exception& e) {
+    // Malformed chunking or a reset connection: nothing sensible to reuse.
+    if (logger_ != nullptr) {
+      logger_->debug("request body unreadable", {{"path", path}, {"error", e.displayText()}});
+    }
+    send(response, error_response(400, "request body unreadable"), true, head);
+    return;
+  } catch (const std::exception& e) {
+    if (logger_ != nullptr) {
+      logger_->debug("request body unreadable", {{"path", path}, {"error", e.what()}});
+    }
+    send(response, error_response(400, "request body unreadable"), true, head);
+    return;
+  }
+
+  const Request req{.method = method,
+                    .path = path,
+                    .content_type = request.getContentType(),
+                    .body = std::move(body),
+                    .raw = request};
+  Response out;
+  try {
+    route.handler(req, out);
+  } catch (const std::exception& e) {
+    if (logger_ != nullptr) {
+      logger_->error("handler failed", {{"method", method}, {"path", path}, {"error", e.what()}});
+    }
+    out = error_response(500, "internal error");
+  } catch (...) {
+    if (logger_ != nullptr) {
+      logger_->error("handler failed",
+                     {{"method", method}, {"path", path}, {"error", "unknown exception"}});
+    }
+    out = error_response(500, "internal error");
+  }
+  send(response, out, close_after, head);
+}
+
+}  // namespace hami::server

@@ -1,0 +1,68 @@
+// Router: exact-path HTTP routing (interfaces §D).
+//
+// Contract:
+//  - the path is matched exactly; the query string is ignored;
+//  - unknown path → 404, known path with another method → 405 with an
+//    `Allow` header listing the path's methods;
+//  - a body over the route's limit → 413: checked against Content-Length
+//    before reading, and while reading chunked (or length-less) bodies; the
+//    connection is then closed because the rest of the body is unread;
+//  - a body not received within the server's read timeout → 408, closed;
+//  - a handler that throws → 500 (the exception is logged, not sent);
+//  - every error body is {"error":"..."}.
+// Routes are added before the server starts; dispatch is const and runs
+// concurrently on the server's threads.
+#pragma once
+
+#include <cstddef>
+#include <functional>
+#include <map>
+#include <string>
+#include <string_view>
+
+#include "server/http_types.hpp"
+
+namespace Poco::Net {
+class HTTPServerResponse;
+}
+
+namespace hami::log {
+class Logger;
+}
+
+namespace hami::server {
+
+class Router {
+ public:
+  using Handler = std::function<void(const Request&, Response&)>;
+
+  // `logger` (optional) must outlive the router.
+  explicit Router(const log::Logger* logger = nullptr) : logger_(logger) {}
+
+  // Registers `handler` for `method` on `path`. A second registration of the
+  // same method and path throws std::invalid_argument.
+  void add(std::string method, std::string path, std::size_t body_limit, Handler handler);
+
+  // Serves one request: routes, reads the body, calls the handler, writes
+  // the response. `close_after` forces `Connection: close` (used while the
+  // server drains).
+  void dispatch(Poco::Net::HTTPServerRequest& request, Poco::Net::HTTPServerResponse& response,
+                bool close_after) const;
+
+  // The registered methods of `path`, comma-separated and sorted (the Allow
+  // header); empty when the path is unknown.
+  std::string allowed_methods(std::string_view path) const;
+
+ private:
+  struct Route {
+    std::size_t body_limit;
+    Handler handler;
+  };
+  const log::Logger* logger_;
+  std::map<std::string, std::map<std::string, Route>, std::less<>> routes_;
+};
+
+// The path part of a request target: everything before '?' or '#'.
+std::string_view path_of(std::string_view target);
+
+}  // namespace hami::server

@@ -1,0 +1,126 @@
+#include "server/tls_context.hpp"
+
+#include <openssl/ssl.h>
+
+#include "server/openssl_handles.hpp"
+#include "server/self_signed.hpp"
+
+namespace hami::server {
+namespace {
+
+// Key files must not prompt for a passphrase on a server's terminal.
+int refuse_passphrase(char*, int, int, void*) {
+  return -1;
+}
+
+void configure_protocol(SSL_CTX* ctx) {
+  if (SSL_CTX_set_min_proto_version(ctx, TLS1_2_VERSION) != 1 ||
+      SSL_CTX_set_max_proto_version(ctx, TLS1_3_VERSION) != 1) {
+    throw TlsError("cannot restrict TLS versions: " + openssl_errors());
+  }
+  SSL_CTX_set_options(ctx, SSL_OP_NO_COMPRESSION | SSL_OP_NO_RENEGOTIATION |
+                               SSL_OP_CIPHER_SERVER_PREFERENCE | SSL_OP_NO_SSLv3 | SSL_OP_NO_TLSv1 |
+                               SSL_OP_NO_TLSv1_1);
+  if (SSL_CTX_set_cipher_list(ctx, kTls12Ciphers) != 1) {
+    throw TlsError("cannot set cipher list: " + openssl_errors());
+  }
+  SSL_CTX_set_default_passwd_cb(ctx, refuse_passphrase);
+}
+
+void load_files(SSL_CTX* ctx, const config::TlsConfig& tls, ServerTls& out) {
+  const std::string cert = tls.cert_file.string();
+  const std::string key = tls.key_file.string();
+  if (SSL_CTX_use_certificate_chain_file(ctx, cert.c_str()) != 1) {
+    throw TlsError("tls.certFile \"" + cert +
+                   "\": cannot load the certificate chain: " + openssl_errors());
+  }
+  if (SSL_CTX_use_PrivateKey_file(ctx, key.c_str(), SSL_FILETYPE_PEM) != 1) {
+    throw TlsError("tls.keyFile \"" + key +
+                   "\": cannot load the private key (PEM, unencrypted): " + openssl_errors());
+  }
+  if (SSL_CTX_check_private_key(ctx) != 1) {
+    throw TlsError("tls.keyFile \"" + key + "\" does not match tls.certFile \"" + cert +
+                   "\": " + openssl_errors());
+  }
+  X509* leaf = SSL_CTX_get0_certificate(ctx);
+  out.certificate_pem = certificate_pem(leaf);
+  out.certificate_sha256 = certificate_sha256(leaf);
+}
+
+void use_self_signed(SSL_CTX* ctx, ServerTls& out) {
+  SelfSignedIdentity id;
+  try {
+    id = generate_self_signed();
+  } catch (const std::runtime_error& e) {
+    throw TlsError(std::string("tls.selfSigned: ") + e.what());
+  }
+  if (SSL_CTX_use_certificate(ctx, id.certificate.get()) != 1 ||
+      SSL_CTX_use_PrivateKey(ctx, id.key.get()) != 1 || SSL_CTX_check_private_key(ctx) != 1) {
+    throw TlsError("tls.selfSigned: cannot install the generated identity: " + openssl_errors());
+  }
+  out.certificate_pem = certificate_pem(id.certificate.get());
+  out.certificate_sha256 = certificate_sha256(id.certificate.get());
+  out.self_signed = true;
+}
+
+void require_client_certificates(SSL_CTX* ctx, const config::TlsConfig& tls) {
+  const std::string ca = tls.client_ca_file.string();
+  if (SSL_CTX_load_verify_locations(ctx, ca.c_str(), nullptr) != 1) {
+    throw TlsError("tls.clientCAFile \"" + ca +
+                   "\": cannot load CA certificates: " + openssl_errors());
+  }
+  STACK_OF(X509_NAME)* names = SSL_load_client_CA_file(ca.c_str());
+  if (names == nullptr) {
+    throw TlsError("tls.clientCAFile \"" + ca + "\": no CA certificate found: " + openssl_errors());
+  }
+  SSL_CTX_set_client_CA_list(ctx, names);  // takes ownership
+  // OpenSSL's own verification decides; Poco's callback would consult the
+  // process-wide SSLManager, which this host does not configure.
+  SSL_CTX_set_verify(ctx, SSL_VERIFY_PEER | SSL_VERIFY_FAIL_IF_NO_PEER_CERT, nullptr);
+  SSL_CTX_set_verify_depth(ctx, 9);
+}
+
+void configure_resumption(Poco::Net::Context& context, bool enabled) {
+  SSL_CTX* ctx = context.sslContext();
+  if (enabled) {
+    // A session id context is required for resumption when clients are
+    // verified; it ties sessions to this service.
+    context.enableSessionCache(true, "hami-scheduler");
+    return;
+  }
+  context.enableSessionCache(false);
+  SSL_CTX_set_options(ctx, SSL_OP_NO_TICKET);
+  SSL_CTX_set_num_tickets(ctx, 0);
+}
+
+}  // namespace
+
+ServerTls make_server_tls(const config::TlsConfig& tls) {
+  ServerTls out;
+  Poco::Net::Context::Params params;
+  params.verificationMode = Poco::Net::Context::VERIFY_NONE;
+  params.loadDefaultCAs = false;
+  params.cipherList = kTls12Ciphers;
+  params.ecdhCurve = "X25519:P-256:P-384";
+  try {
+    out.context = Poco::makeAuto<Poco::Net::Context>(Poco::Net::Context::TLS_SERVER_USE, params);
+  } catch (const Poco::Exception& e) {
+    throw TlsError("cannot create the TLS context: " + e.displayText());
+  }
+  SSL_CTX* ctx = out.context->sslContext();
+  configure_protocol(ctx);
+  if (tls.self_signed) {
+    use_self_signed(ctx, out);
+  } else {
+    load_files(ctx, tls, out);
+  }
+  if (!tls.client_ca_file.empty()) {
+    require_client_certificates(ctx, tls);
+  } else {
+    SSL_CTX_set_verify(ctx, SSL_VERIFY_NONE, nullptr);
+  }
+  configure_resumption(*out.context, tls.session_resumption);
+  return out;
+}
+
+}  // namespace hami::server
