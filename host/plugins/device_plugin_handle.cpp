@@ -1,0 +1,384 @@
+#include "plugins/device_plugin_handle.hpp"
+
+#include <algorithm>
+#include <stdexcept>
+
+#include "hami/struct_sizes.hpp"
+#include "plugins/plugin_call.hpp"
+
+namespace hami::host {
+namespace {
+
+// Sink contexts: the host-owned output plus the call's problem collector.
+template <class Out>
+struct SinkContext {
+  Out* out;
+  CallProblems* problems;
+};
+
+template <class Out>
+SinkContext<Out>& context(void* ctx) {
+  return *static_cast<SinkContext<Out>*>(ctx);
+}
+
+void append_text(void* ctx, const char* bytes, size_t len) noexcept {
+  auto& c = context<std::string>(ctx);
+  c.problems->run([&] {
+    if (bytes == nullptr && len != 0) {
+      c.problems->invalid("sink append got NULL bytes with length " + std::to_string(len));
+      return;
+    }
+    c.out->append(bytes, len);
+  });
+}
+
+hami_sink text_sink(SinkContext<std::string>& ctx) {
+  return hami_sink{&ctx, &append_text};
+}
+
+void on_set_limit(void* ctx, hami_str resource, hami_str quantity) noexcept {
+  auto& c = context<ContainerMutation>(ctx);
+  c.problems->run([&] {
+    c.out->limits.emplace_back(c.problems->text(resource, "set_limit resource"),
+                               c.problems->text(quantity, "set_limit quantity"));
+  });
+}
+
+void on_add_env(void* ctx, hami_str name, hami_str value) noexcept {
+  auto& c = context<ContainerMutation>(ctx);
+  c.problems->run([&] {
+    c.out->env.emplace_back(c.problems->text(name, "add_env name"),
+                            c.problems->text(value, "add_env value"));
+  });
+}
+
+void on_set_runtime_class(void* ctx, hami_str name) noexcept {
+  auto& c = context<ContainerMutation>(ctx);
+  c.problems->run([&] { c.out->runtime_class = c.problems->text(name, "set_runtime_class name"); });
+}
+
+void on_device(void* ctx, const hami_device* device) noexcept {
+  auto& c = context<NodeInventory>(ctx);
+  c.problems->run([&] {
+    if (device == nullptr) {
+      c.problems->invalid("device sink got a NULL device");
+      return;
+    }
+    if (device->struct_size < v1_0_size<hami_device>) {
+      c.problems->invalid("hami_device.struct_size " + std::to_string(device->struct_size) +
+                          " is smaller than ABI 1.0's " + std::to_string(v1_0_size<hami_device>));
+      return;
+    }
+    c.out->devices.push_back(DeviceRecord{
+        c.problems->text(device->id, "device id"), c.problems->text(device->type, "device type"),
+        c.problems->text(device->mode, "device mode"), device->index, device->count,
+        device->memory_mib, device->cores, device->numa, device->flags});
+  });
+}
+
+void on_pair_score(void* ctx, hami_str from, hami_str to, int32_t score) noexcept {
+  auto& c = context<NodeInventory>(ctx);
+  c.problems->run([&] {
+    c.out->pair_scores.push_back(PairScoreRecord{c.problems->text(from, "pair_score from_id"),
+                                                 c.problems->text(to, "pair_score to_id"), score});
+  });
+}
+
+void on_annotation_set(void* ctx, hami_str key, hami_str value) noexcept {
+  auto& c = context<std::vector<AnnotationWrite>>(ctx);
+  c.problems->run([&] {
+    c.out->push_back(AnnotationWrite{c.problems->text(key, "annotation key"),
+                                     c.problems->text(value, "annotation value")});
+  });
+}
+
+void on_annotation_remove(void* ctx, hami_str key) noexcept {
+  auto& c = context<std::vector<AnnotationWrite>>(ctx);
+  c.problems->run([&] {
+    c.out->push_back(AnnotationWrite{c.problems->text(key, "annotation key"), std::nullopt});
+  });
+}
+
+hami_annotation_sink annotation_sink(SinkContext<std::vector<AnnotationWrite>>& ctx) {
+  return hami_annotation_sink{static_cast<uint32_t>(sizeof(hami_annotation_sink)), &ctx,
+                              &on_annotation_set, &on_annotation_remove};
+}
+
+void on_alloc_container(void* ctx) noexcept {
+  auto& c = context<PodAllocation>(ctx);
+  c.problems->run([&] { c.out->emplace_back(); });
+}
+
+void on_alloc_device(void* ctx, const hami_alloc_device* device) noexcept {
+  auto& c = context<PodAllocation>(ctx);
+  c.problems->run([&] {
+    if (device == nullptr) {
+      c.problems->invalid("allocation sink got a NULL device");
+      return;
+    }
+    if (device->struct_size < v1_0_size<hami_alloc_device>) {
+      c.problems->invalid("hami_alloc_device.struct_size " + std::to_string(device->struct_size) +
+                          " is smaller than ABI 1.0's " +
+                          std::to_string(v1_0_size<hami_alloc_device>));
+      return;
+    }
+    if (c.out->empty()) {
+      c.problems->invalid("a device was reported before any container segment");
+      return;
+    }
+    c.out->back().push_back(AllocDevice{c.problems->text(device->id, "device id"),
+                                        c.problems->text(device->type, "device type"),
+                                        device->memory_mib, device->cores});
+  });
+}
+
+void require_container(const hami_pod_view& pod, size_t idx, const char* function) {
+  if (idx >= pod.containers_len) {
+    throw std::invalid_argument(std::string(function) + ": container index " + std::to_string(idx) +
+                                " out of range (pod has " + std::to_string(pod.containers_len) +
+                                " containers)");
+  }
+}
+
+}  // namespace
+
+DevicePluginHandle::DevicePluginHandle(PluginInstance instance, const hami_device_vtable& vtable)
+    : instance_(std::move(instance)), vtable_(vtable) {
+  hami_device_description out{};
+  out.struct_size = static_cast<uint32_t>(sizeof out);
+  ErrorBuffer err;
+  {
+    const auto lock = instance_.serialize();
+    call_plugin(instance_, "describe", err,
+                [&] { return vtable_.describe(instance_.get(), &out, err.view()); });
+  }
+  CallProblems problems;
+  description_ =
+      DeviceDescription{problems.text(out.vendor, "vendor"),
+                        problems.text(out.count_resource, "count_resource"),
+                        problems.text(out.memory_resource, "memory_resource"),
+                        problems.text(out.memory_percent_resource, "memory_percent_resource"),
+                        problems.text(out.cores_resource, "cores_resource"),
+                        problems.text(out.priority_resource, "priority_resource"),
+                        problems.text(out.register_annotation, "register_annotation"),
+                        problems.text(out.handshake_annotation, "handshake_annotation"),
+                        problems.text(out.to_allocate_annotation, "to_allocate_annotation"),
+                        problems.text(out.allocated_annotation, "allocated_annotation"),
+                        out.memory_factor};
+  problems.report(instance_, "describe");
+  if (description_.vendor.empty() || description_.count_resource.empty()) {
+    throw_invalid_output(instance_, "describe", "vendor and count_resource must not be empty");
+  }
+  if (description_.memory_factor < 1) {
+    throw_invalid_output(
+        instance_, "describe",
+        "memory_factor " + std::to_string(description_.memory_factor) + " is below 1");
+  }
+}
+
+ContainerMutation DevicePluginHandle::mutate_container(const hami_pod_view& pod, size_t idx) const {
+  require_container(pod, idx, "mutate_container");
+  ContainerMutation result;
+  CallProblems problems;
+  SinkContext<ContainerMutation> ctx{&result, &problems};
+  const hami_container_mutation_sink sink{
+      static_cast<uint32_t>(sizeof(hami_container_mutation_sink)), &ctx, &on_set_limit, &on_add_env,
+      &on_set_runtime_class};
+  uint32_t uses_device = 0;
+  ErrorBuffer err;
+  {
+    const auto lock = instance_.serialize();
+    call_plugin(instance_, "mutate_container", err, [&] {
+      return vtable_.mutate_container(instance_.get(), &pod, idx, &sink, &uses_device, err.view());
+    });
+  }
+  problems.report(instance_, "mutate_container");
+  result.uses_device = uses_device != 0;
+  return result;
+}
+
+RequestResult DevicePluginHandle::container_request(const hami_pod_view& pod, size_t idx) const {
+  require_container(pod, idx, "container_request");
+  RequestResult result;
+  result.request.struct_size = static_cast<uint32_t>(sizeof result.request);
+  ErrorBuffer err;
+  hami_status status = HAMI_OK;
+  {
+    const auto lock = instance_.serialize();
+    status = invoke_plugin(instance_, "container_request", [&] {
+      return vtable_.container_request(instance_.get(), &pod, idx, &result.request, err.view());
+    });
+  }
+  if (status == HAMI_INVALID_ARGUMENT) {
+    result.request = hami_device_request{};
+    result.request.struct_size = static_cast<uint32_t>(sizeof result.request);
+    result.warning = err.message();
+    return result;
+  }
+  if (status != HAMI_OK) {
+    throw status_error(instance_, "container_request", status, err);
+  }
+  result.request.struct_size = static_cast<uint32_t>(sizeof result.request);
+  const hami_device_request& r = result.request;
+  if (r.count < 0 || r.memory_mib < 0 || r.memory_percent < 0 || r.memory_percent > 100 ||
+      r.cores < 0) {
+    throw_invalid_output(instance_, "container_request",
+                         "request out of range (count " + std::to_string(r.count) + ", memory " +
+                             std::to_string(r.memory_mib) + " MiB, memory percent " +
+                             std::to_string(r.memory_percent) + ", cores " +
+                             std::to_string(r.cores) + ")");
+  }
+  return result;
+}
+
+NodeInventory DevicePluginHandle::decode_node(const hami_node_view& node) const {
+  NodeInventory result;
+  CallProblems problems;
+  SinkContext<NodeInventory> ctx{&result, &problems};
+  const hami_device_sink sink{static_cast<uint32_t>(sizeof(hami_device_sink)), &ctx, &on_device,
+                              &on_pair_score};
+  ErrorBuffer err;
+  {
+    const auto lock = instance_.serialize();
+    call_plugin(instance_, "decode_node", err,
+                [&] { return vtable_.decode_node(instance_.get(), &node, &sink, err.view()); });
+  }
+  problems.report(instance_, "decode_node");
+  return result;
+}
+
+HealthResult DevicePluginHandle::node_health(const hami_node_view& node, int64_t now) const {
+  HealthResult result;
+  CallProblems problems;
+  SinkContext<std::vector<AnnotationWrite>> ctx{&result.writes, &problems};
+  const hami_annotation_sink writes = annotation_sink(ctx);
+  hami_health_result out{};
+  out.struct_size = static_cast<uint32_t>(sizeof out);
+  ErrorBuffer err;
+  {
+    const auto lock = instance_.serialize();
+    call_plugin(instance_, "node_health", err, [&] {
+      return vtable_.node_health(instance_.get(), &node, now, &out, &writes, err.view());
+    });
+  }
+  problems.report(instance_, "node_health");
+  result.healthy = out.healthy != 0;
+  result.needs_update = out.needs_update != 0;
+  return result;
+}
+
+std::vector<AnnotationWrite> DevicePluginHandle::node_cleanup(const hami_node_view& node) const {
+  std::vector<AnnotationWrite> result;
+  if (vtable_.node_cleanup == nullptr) {
+    return result;
+  }
+  CallProblems problems;
+  SinkContext<std::vector<AnnotationWrite>> ctx{&result, &problems};
+  const hami_annotation_sink writes = annotation_sink(ctx);
+  ErrorBuffer err;
+  {
+    const auto lock = instance_.serialize();
+    call_plugin(instance_, "node_cleanup", err,
+                [&] { return vtable_.node_cleanup(instance_.get(), &node, &writes, err.view()); });
+  }
+  problems.report(instance_, "node_cleanup");
+  return result;
+}
+
+FitResult DevicePluginHandle::fit(const hami_fit_input& in, std::span<hami_fit_pick> picks) const {
+  if (in.request == nullptr) {
+    throw std::invalid_argument("fit: in.request is NULL");
+  }
+  const int32_t wanted = in.request->count;
+  if (wanted < 0 || picks.size() < static_cast<size_t>(wanted)) {
+    throw std::invalid_argument("fit: picks has " + std::to_string(picks.size()) +
+                                " entries for a request of " + std::to_string(wanted) + " devices");
+  }
+  FitResult result;
+  CallProblems problems;
+  SinkContext<std::string> reason{&result.reason, &problems};
+  hami_fit_output out{};
+  out.struct_size = static_cast<uint32_t>(sizeof out);
+  out.picks = picks.data();
+  out.picks_cap = picks.size();
+  out.reason = text_sink(reason);
+  ErrorBuffer err;
+  {
+    const auto lock = instance_.serialize();
+    call_plugin(instance_, "fit", err,
+                [&] { return vtable_.fit(instance_.get(), &in, &out, err.view()); });
+  }
+  problems.report(instance_, "fit");
+
+  result.fits = out.fits != 0;
+  result.picks_len = out.picks_len;
+  if (result.picks_len > picks.size()) {
+    throw_invalid_output(instance_, "fit",
+                         "picks_len " + std::to_string(result.picks_len) + " exceeds picks_cap " +
+                             std::to_string(picks.size()));
+  }
+  if (result.fits && result.picks_len != static_cast<size_t>(wanted)) {
+    throw_invalid_output(instance_, "fit",
+                         "reports a fit with " + std::to_string(result.picks_len) +
+                             " picks for a request of " + std::to_string(wanted));
+  }
+  for (size_t i = 0; i < result.picks_len; ++i) {
+    const hami_fit_pick& pick = picks[i];
+    if (pick.device >= in.devices_len) {
+      throw_invalid_output(instance_, "fit",
+                           "pick " + std::to_string(i) + " names device index " +
+                               std::to_string(pick.device) + " but only " +
+                               std::to_string(in.devices_len) + " devices were offered");
+    }
+    if (pick.type.ptr == nullptr && pick.type.len != 0) {
+      throw_invalid_output(instance_, "fit",
+                           "pick " + std::to_string(i) + " has a NULL type with a length");
+    }
+    for (size_t j = 0; j < i; ++j) {
+      if (picks[j].device == pick.device) {
+        throw_invalid_output(instance_, "fit",
+                             "device index " + std::to_string(pick.device) +
+                                 " is picked twice (picks " + std::to_string(j) + " and " +
+                                 std::to_string(i) + ")");
+      }
+    }
+  }
+  return result;
+}
+
+std::string DevicePluginHandle::encode_allocation(
+    std::span<const hami_container_alloc> containers) const {
+  std::string result;
+  CallProblems problems;
+  SinkContext<std::string> ctx{&result, &problems};
+  ErrorBuffer err;
+  {
+    const auto lock = instance_.serialize();
+    call_plugin(instance_, "encode_allocation", err, [&] {
+      return vtable_.encode_allocation(instance_.get(), containers.data(), containers.size(),
+                                       text_sink(ctx), err.view());
+    });
+  }
+  problems.report(instance_, "encode_allocation");
+  return result;
+}
+
+PodAllocation DevicePluginHandle::decode_allocation(std::string_view value) const {
+  PodAllocation result;
+  CallProblems problems;
+  SinkContext<PodAllocation> ctx{&result, &problems};
+  const hami_allocation_sink sink{static_cast<uint32_t>(sizeof(hami_allocation_sink)), &ctx,
+                                  &on_alloc_container, &on_alloc_device};
+  ErrorBuffer err;
+  {
+    const auto lock = instance_.serialize();
+    call_plugin(instance_, "decode_allocation", err, [&] {
+      return vtable_.decode_allocation(instance_.get(), hami_str{value.data(), value.size()}, &sink,
+                                       err.view());
+    });
+  }
+  problems.report(instance_, "decode_allocation");
+  return result;
+}
+
+}  // namespace hami::host

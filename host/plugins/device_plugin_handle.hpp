@@ -1,0 +1,155 @@
+// DevicePluginHandle: the host's side of one device plugin instance
+// (nvidia.so, amd.so). Every method calls the plugin under the instance's
+// call lock (unless it is HAMI_FLAG_CONCURRENT_SAFE), copies what the
+// plugin reports into host-owned values, and validates it.
+//
+// Errors: PluginCallError — "<name>.<function>: <plugin message>" with the
+// plugin's status — when a call fails or its output breaks the contract
+// (status HAMI_INTERNAL). Host-side misuse (an index out of range) is
+// std::invalid_argument.
+//
+// Threading: all methods are const and may be called from any thread.
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+#include <optional>
+#include <span>
+#include <string>
+#include <string_view>
+#include <utility>
+#include <vector>
+
+#include "hami/device.h"
+#include "plugins/plugin_instance.hpp"
+#include "plugins/plugin_types.hpp"
+
+namespace hami::host {
+
+// hami_device_description, copied. Empty strings: not used by this vendor.
+struct DeviceDescription {
+  std::string vendor;
+  std::string count_resource;
+  std::string memory_resource;
+  std::string memory_percent_resource;
+  std::string cores_resource;
+  std::string priority_resource;
+  std::string register_annotation;
+  std::string handshake_annotation;
+  std::string to_allocate_annotation;
+  std::string allocated_annotation;
+  int32_t memory_factor = 1;
+};
+
+// What mutate_container asked for, in call order.
+struct ContainerMutation {
+  bool uses_device = false;
+  std::vector<std::pair<std::string, std::string>> limits;  // resource → quantity
+  std::vector<std::pair<std::string, std::string>> env;     // name → value
+  std::optional<std::string> runtime_class;                 // last one set wins
+};
+
+struct RequestResult {
+  hami_device_request request{};  // count 0: no request
+  std::string warning;            // the plugin's INVALID_ARGUMENT message
+};
+
+struct DeviceRecord {
+  std::string id, type, mode;
+  uint32_t index = 0;
+  int32_t count = 0;
+  int64_t memory_mib = 0;
+  int32_t cores = 0;
+  int32_t numa = 0;
+  uint32_t flags = 0;  // HAMI_DEVICE_*
+};
+
+struct PairScoreRecord {
+  std::string from, to;
+  int32_t score = 0;
+};
+
+struct NodeInventory {
+  std::vector<DeviceRecord> devices;
+  std::vector<PairScoreRecord> pair_scores;
+};
+
+// One annotation change the plugin asks for; nullopt value = remove.
+struct AnnotationWrite {
+  std::string key;
+  std::optional<std::string> value;
+};
+
+struct HealthResult {
+  bool healthy = false;
+  bool needs_update = false;
+  std::vector<AnnotationWrite> writes;
+};
+
+struct FitResult {
+  bool fits = false;
+  size_t picks_len = 0;  // entries of the caller's picks span filled
+  std::string reason;    // HAMi's reason text when it does not fit
+};
+
+struct AllocDevice {
+  std::string id, type;
+  int64_t memory_mib = 0;
+  int32_t cores = 0;
+};
+using PodAllocation = std::vector<std::vector<AllocDevice>>;  // one entry per container segment
+
+class DevicePluginHandle {
+ public:
+  // Used by the loader: takes over an instance created from a device
+  // vtable (copied, zero-extended to this host's size) and asks it to
+  // describe itself. Throws PluginCallError when describe fails or returns
+  // an unusable description.
+  DevicePluginHandle(PluginInstance instance, const hami_device_vtable& vtable);
+
+  DevicePluginHandle(DevicePluginHandle&&) noexcept = default;
+  DevicePluginHandle& operator=(DevicePluginHandle&&) noexcept = default;
+
+  // The configured name.
+  [[nodiscard]] const std::string& name() const noexcept { return instance_.name(); }
+  [[nodiscard]] const PluginInfo& info() const noexcept { return instance_.info(); }
+  [[nodiscard]] const DeviceDescription& description() const noexcept { return description_; }
+
+  // Admission defaults for container `idx`. A denial (the plugin's
+  // HAMI_INVALID_ARGUMENT) is PluginCallError with that status and message.
+  [[nodiscard]] ContainerMutation mutate_container(const hami_pod_view& pod, size_t idx) const;
+
+  // Container `idx`'s demand; HAMI_INVALID_ARGUMENT is not an error here:
+  // the request is count 0 and `warning` carries the plugin's message.
+  [[nodiscard]] RequestResult container_request(const hami_pod_view& pod, size_t idx) const;
+
+  // The node's inventory. PluginCallError with HAMI_NOT_FOUND when the node
+  // has no registration of this vendor, HAMI_INVALID_ARGUMENT when malformed.
+  [[nodiscard]] NodeInventory decode_node(const hami_node_view& node) const;
+
+  [[nodiscard]] HealthResult node_health(const hami_node_view& node, int64_t now) const;
+
+  // Empty when the plugin does not implement node_cleanup.
+  [[nodiscard]] std::vector<AnnotationWrite> node_cleanup(const hami_node_view& node) const;
+
+  // Places one container. `picks` needs at least request->count entries;
+  // on return picks[0..picks_len) are filled. Validated: every pick's index
+  // is < devices_len and distinct, and fits ⇒ picks_len == request->count.
+  // A pick's `type` points into the plugin's static storage or into `in`:
+  // copy it before either goes away.
+  [[nodiscard]] FitResult fit(const hami_fit_input& in, std::span<hami_fit_pick> picks) const;
+
+  [[nodiscard]] std::string encode_allocation(
+      std::span<const hami_container_alloc> containers) const;
+  [[nodiscard]] PodAllocation decode_allocation(std::string_view value) const;
+
+ private:
+  friend class PluginRegistry;
+  void release() noexcept { instance_.reset(); }
+
+  PluginInstance instance_;
+  hami_device_vtable vtable_{};
+  DeviceDescription description_;
+};
+
+}  // namespace hami::host

@@ -1,0 +1,123 @@
+#include "plugins/scheduling_plugin_handle.hpp"
+
+#include <algorithm>
+#include <cmath>
+#include <limits>
+#include <utility>
+
+#include "plugins/plugin_call.hpp"
+
+namespace hami::host {
+namespace {
+
+std::string_view trim(std::string_view text) {
+  const auto space = [](char c) { return c == ' ' || c == '\t' || c == '\n' || c == '\r'; };
+  while (!text.empty() && space(text.front())) {
+    text.remove_prefix(1);
+  }
+  while (!text.empty() && space(text.back())) {
+    text.remove_suffix(1);
+  }
+  return text;
+}
+
+std::vector<std::string> split_policies(std::string_view list) {
+  std::vector<std::string> names;
+  while (!list.empty()) {
+    const size_t comma = list.find(',');
+    const std::string_view word = trim(list.substr(0, comma));
+    if (!word.empty()) {
+      names.emplace_back(word);
+    }
+    if (comma == std::string_view::npos) {
+      break;
+    }
+    list.remove_prefix(comma + 1);
+  }
+  return names;
+}
+
+}  // namespace
+
+std::string_view first_policy_word(std::string_view policy_text) {
+  return trim(policy_text.substr(0, policy_text.find(',')));
+}
+
+SchedulingPluginHandle::SchedulingPluginHandle(PluginInstance instance,
+                                               const hami_scheduling_vtable& vtable)
+    : instance_(std::move(instance)), vtable_(vtable) {
+  hami_policy_description out{};
+  out.struct_size = static_cast<uint32_t>(sizeof out);
+  ErrorBuffer err;
+  {
+    const auto lock = instance_.serialize();
+    call_plugin(instance_, "describe", err,
+                [&] { return vtable_.describe(instance_.get(), &out, err.view()); });
+  }
+  CallProblems problems;
+  policies_.node_policies = split_policies(problems.text(out.node_policies, "node_policies"));
+  policies_.device_policies = split_policies(problems.text(out.device_policies, "device_policies"));
+  problems.report(instance_, "describe");
+}
+
+bool SchedulingPluginHandle::declares(std::string_view policy_word, bool node) const {
+  const auto& names = node ? policies_.node_policies : policies_.device_policies;
+  return std::find(names.begin(), names.end(), policy_word) != names.end();
+}
+
+double SchedulingPluginHandle::score_node(std::string_view policy, const hami_pod_view& pod,
+                                          const hami_node_usage& node) const {
+  if (vtable_.score_node == nullptr) {
+    throw PluginCallError(HAMI_UNIMPLEMENTED,
+                          call_message(instance_, "score_node", "not implemented by the plugin"));
+  }
+  double score = std::numeric_limits<double>::quiet_NaN();
+  ErrorBuffer err;
+  {
+    const auto lock = instance_.serialize();
+    call_plugin(instance_, "score_node", err, [&] {
+      return vtable_.score_node(instance_.get(), hami_str{policy.data(), policy.size()}, &pod,
+                                &node, &score, err.view());
+    });
+  }
+  if (!(score >= 0.0 && score <= 100.0)) {  // also rejects NaN
+    throw_invalid_output(instance_, "score_node",
+                         "score " + std::to_string(score) + " is outside [0, 100]");
+  }
+  return score;
+}
+
+DeviceOrder SchedulingPluginHandle::order_devices(const hami_order_input& in) const {
+  if (vtable_.order_devices == nullptr) {
+    throw PluginCallError(HAMI_UNIMPLEMENTED, call_message(instance_, "order_devices",
+                                                           "not implemented by the plugin"));
+  }
+  constexpr size_t kUnset = std::numeric_limits<size_t>::max();
+  DeviceOrder result;
+  result.order.assign(in.devices_len, kUnset);
+  hami_order_output out{};
+  out.struct_size = static_cast<uint32_t>(sizeof out);
+  out.order = result.order.data();
+  ErrorBuffer err;
+  {
+    const auto lock = instance_.serialize();
+    call_plugin(instance_, "order_devices", err,
+                [&] { return vtable_.order_devices(instance_.get(), &in, &out, err.view()); });
+  }
+  std::vector<bool> seen(in.devices_len, false);
+  for (size_t i = 0; i < result.order.size(); ++i) {
+    const size_t index = result.order[i];
+    if (index >= in.devices_len || seen[index]) {
+      throw_invalid_output(instance_, "order_devices",
+                           "order is not a permutation of 0.." + std::to_string(in.devices_len) +
+                               "-1 (entry " + std::to_string(i) + " is " +
+                               (index == kUnset ? std::string("unset") : std::to_string(index)) +
+                               ")");
+    }
+    seen[index] = true;
+  }
+  result.fit_flags = out.fit_flags;
+  return result;
+}
+
+}  // namespace hami::host
