@@ -1,0 +1,168 @@
+#include "admission/admission_service.hpp"
+
+#include <rapidjson/document.h>
+
+#include <cctype>
+#include <exception>
+#include <optional>
+#include <utility>
+
+#include "admission/json_patch.hpp"
+#include "admission/json_text.hpp"
+#include "admission/pod_patcher.hpp"
+#include "admission/review_codec.hpp"
+#include "admission/review_session.hpp"
+#include "k8s/pod.hpp"
+#include "log/logger.hpp"
+#include "plugins/plugin_errors.hpp"
+
+namespace hami::admission {
+
+namespace {
+
+// An answer for a review whose uid is known, or an HTTP 400 when it is not.
+HttpReply errored(ReviewVersion version, std::string_view uid, int code, std::string_view message) {
+  if (uid.empty())
+    return {400, error_body(message)};
+  ReviewReply reply;
+  reply.version = version;
+  reply.uid = uid;
+  reply.allowed = false;
+  reply.code = code;
+  reply.message = message;
+  return {200, encode_reply(reply)};
+}
+
+HttpReply errored(const ReviewError& error) {
+  return errored(error.version(), error.uid(), error.code(), error.what());
+}
+
+std::string_view trim(std::string_view text) {
+  while (!text.empty() && (text.front() == ' ' || text.front() == '\t'))
+    text.remove_prefix(1);
+  while (!text.empty() && (text.back() == ' ' || text.back() == '\t'))
+    text.remove_suffix(1);
+  return text;
+}
+
+}  // namespace
+
+bool is_json_content_type(std::string_view content_type) {
+  const std::string_view media = trim(content_type.substr(0, content_type.find(';')));
+  constexpr std::string_view kJson = "application/json";
+  if (media.size() != kJson.size())
+    return false;
+  for (size_t i = 0; i < media.size(); ++i) {
+    if (std::tolower(static_cast<unsigned char>(media[i])) != kJson[i])
+      return false;
+  }
+  return true;
+}
+
+AdmissionService::AdmissionService(std::span<const host::DevicePluginHandle> devices,
+                                   const host::AdmissionPluginHandle& policy,
+                                   const AdmissionClusterView* cluster, AdmissionSettings settings,
+                                   const log::Logger* logger)
+    : devices_(devices),
+      policy_(policy),
+      cluster_(cluster),
+      settings_(std::move(settings)),
+      logger_(logger) {}
+
+HttpReply AdmissionService::handle(std::string_view content_type, std::string_view body) const {
+  rapidjson::Document doc;
+  ReviewRequest request;
+  try {
+    request = decode_review(body, doc);
+  } catch (const ReviewError& e) {
+    if (!is_json_content_type(content_type)) {
+      // The media type is the first thing wrong; say so, with the uid when
+      // the body happened to reveal one.
+      return errored(e.version(), e.uid(), 400,
+                     "Content-Type \"" + std::string(content_type) + "\" is not application/json");
+    }
+    if (logger_ != nullptr)
+      logger_->info("admission review rejected", {{"error", e.what()}});
+    return errored(e);
+  }
+  if (!is_json_content_type(content_type)) {
+    return errored(request.version, request.uid, 400,
+                   "Content-Type \"" + std::string(content_type) + "\" is not application/json");
+  }
+
+  ReviewReply reply;
+  reply.version = request.version;
+  reply.uid = request.uid;
+  if (request.operation != "CREATE" || !request.targets_pod || !request.sub_resource.empty()) {
+    return {200, encode_reply(reply)};
+  }
+  if (request.object == nullptr) {
+    return errored(request.version, request.uid, 400, "request.object is missing");
+  }
+
+  std::optional<k8s::PodModel> pod;
+  try {
+    pod.emplace(*request.object, request.namespace_);
+  } catch (const k8s::ObjectError& e) {
+    std::string message = "request.object";
+    message += e.pointer().empty() ? ": " : "";
+    message += e.what();
+    return errored(request.version, request.uid, 400, message);
+  }
+
+  JsonPatch patch;
+  PodPatcher patcher(*pod, patch);
+  ReviewSession session(*pod, patcher, devices_, cluster_);
+  hami_admission_input input{};
+  input.struct_size = sizeof input;
+  input.pod = &pod->view();
+  input.scheduler_name = {settings_.scheduler_name.data(), settings_.scheduler_name.size()};
+  input.dry_run = request.dry_run ? 1U : 0U;
+  input.host = &session.table();
+
+  host::AdmissionDecision decision;
+  try {
+    decision = policy_.review(input);
+  } catch (const std::exception& e) {
+    if (logger_ != nullptr)
+      logger_->error("admission plugin failed", {{"error", e.what()}});
+    return errored(request.version, request.uid, 500,
+                   "admission plugin " + policy_.name() + " failed: " + e.what());
+  }
+
+  std::string patch_text;
+  switch (decision.verdict) {
+    case HAMI_ADMIT_ALLOW:
+      if (decision.scheduler_name)
+        patcher.set_scheduler_name(*decision.scheduler_name);
+      if (!patch.empty())
+        patch_text = patch.json();
+      reply.patch = patch_text;
+      break;
+    case HAMI_ADMIT_DENY:
+      reply.allowed = false;
+      reply.code = decision.code != 0 ? decision.code : 403;
+      reply.reason = reply.code == 403 ? "Forbidden" : "";
+      reply.message = decision.message;
+      break;
+    default:  // HAMI_ADMIT_SKIP: the handle admits no other verdict
+      reply.message = decision.message;
+      break;
+  }
+  if (logger_ != nullptr) {
+    const bool denied = !reply.allowed;
+    if (denied || logger_->enabled(log::Level::debug)) {
+      logger_->write(denied ? log::Level::info : log::Level::debug,
+                     denied ? "pod denied" : "pod admitted",
+                     {{"namespace", std::string(request.namespace_)},
+                      {"pod", std::string(request.name)},
+                      {"uid", std::string(request.uid)},
+                      {"uses_vgpu", session.uses_managed() ? "true" : "false"},
+                      {"operations", std::to_string(patch.size())},
+                      {"message", decision.message}});
+    }
+  }
+  return {200, encode_reply(reply)};
+}
+
+}  // namespace hami::admission
