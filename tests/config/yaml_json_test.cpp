@@ -1,0 +1,56 @@
+// YAML → JSON typing of plugin config sections.
+#include "config/yaml_json.hpp"
+
+#include <gtest/gtest.h>
+
+#include "config/config_error.hpp"
+
+namespace hami::test {
+namespace {
+
+std::string convert(const std::string& yaml) {
+  return config::yaml_to_json(YAML::Load(yaml), "f.yaml", "p");
+}
+
+TEST(YamlJson, PlainScalarsAreTyped) {
+  EXPECT_EQ(convert("{a: 1, b: -2, c: 0x1F, d: 0o17, e: 1.5, f: 2e3, g: .5}"),
+            R"({"a":1,"b":-2,"c":31,"d":15,"e":1.5,"f":2000.0,"g":0.5})");
+  EXPECT_EQ(convert("{t: true, T: True, f: FALSE, n: null, m: ~, e: }"),
+            R"({"t":true,"T":true,"f":false,"n":null,"m":null,"e":null})");
+}
+
+TEST(YamlJson, QuotedScalarsStayStrings) {
+  EXPECT_EQ(convert(R"({a: "1", b: 'true', c: "null", d: "x\"y"})"),
+            R"({"a":"1","b":"true","c":"null","d":"x\"y"})");
+}
+
+TEST(YamlJson, OtherPlainScalarsAreStrings) {
+  EXPECT_EQ(convert("{a: yes, b: .inf, c: 1.2.3, d: nvidia.com/gpu, e: 12abc, f: +}"),
+            R"({"a":"yes","b":".inf","c":"1.2.3","d":"nvidia.com/gpu","e":"12abc","f":"+"})");
+}
+
+TEST(YamlJson, TaggedScalarsStayStrings) {
+  EXPECT_EQ(convert("{a: !!str 5}"), R"({"a":"5"})");
+}
+
+TEST(YamlJson, NestedListsAndMaps) {
+  EXPECT_EQ(convert("migProfileAllowlist:\n  - models: [A100]\n    profiles: [1g.5gb, 2g.10gb]\n"),
+            R"({"migProfileAllowlist":[{"models":["A100"],"profiles":["1g.5gb","2g.10gb"]}]})");
+}
+
+TEST(YamlJson, IntegersBeyond64BitsBecomeNumbersOrText) {
+  EXPECT_EQ(convert("{a: 18446744073709551615, b: 18446744073709551616}"),
+            R"({"a":18446744073709551615,"b":18446744073709553000.0})");
+}
+
+TEST(YamlJson, NonScalarKeysAreRejectedWithThePath) {
+  try {
+    convert("{a: {[1, 2]: x}}");
+    FAIL() << "expected ConfigError";
+  } catch (const config::ConfigError& e) {
+    EXPECT_STREQ(e.what(), "f.yaml: p.a: mapping keys must be plain text to convert to JSON");
+  }
+}
+
+}  // namespace
+}  // namespace hami::test
