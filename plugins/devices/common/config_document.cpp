@@ -30,7 +30,7 @@ ConfigDocument::ConfigDocument(std::string_view json, std::string_view schema) {
     validator.GetInvalidDocumentPointer().StringifyUriFragment(doc_ptr);
     validator.GetInvalidSchemaPointer().StringifyUriFragment(schema_ptr);
     std::string where = doc_ptr.GetString();
-    if (where.size() > 1 && where[0] == '#')
+    if (!where.empty() && where[0] == '#')
       where.erase(0, 1);
     if (where.empty())
       where = "/";

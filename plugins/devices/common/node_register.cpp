@@ -416,8 +416,12 @@ RegisterDecoding decode_register(std::string_view text, RegisterForm allowed_leg
   const std::string_view t = trim(text);
   if (t.empty())
     throw InvalidInput("empty value");
-  if (t.front() == '[' || t == "null")
+  // The legacy form starts with a device UUID; anything that starts like a
+  // JSON value is read (and reported) as JSON.
+  if (t.front() == '[' || t.front() == '{' || t.front() == '"' || t == "null" || t == "true" ||
+      t == "false") {
     return decode_register_json(text);
+  }
   if (allowed_legacy == RegisterForm::Legacy)
     return decode_register_legacy(text);
   return decode_register_json(text);  // reports the JSON error

@@ -56,9 +56,9 @@ RegisterDecoding decode_register_json(std::string_view text);
 // Legacy colon form. Throws InvalidInput; numbers must be well-formed.
 RegisterDecoding decode_register_legacy(std::string_view text);
 
-// JSON when the text starts (after spaces) with '[' or is `null`; otherwise
-// the legacy form when `allowed_legacy` is RegisterForm::Legacy, else an
-// error. Throws InvalidInput.
+// JSON when the text starts (after spaces) like a JSON value ('[', '{', '"',
+// null, true, false); otherwise the legacy form when `allowed_legacy` is
+// RegisterForm::Legacy, else a JSON error. Throws InvalidInput.
 RegisterDecoding decode_register(std::string_view text, RegisterForm allowed_legacy);
 
 }  // namespace hami::devices

@@ -1,0 +1,292 @@
+// amd.so through its ABI: HAMi §2.4, §3.2, §3.3, §5.1, §5.6 and the cases of
+// pkg/device/amd/device_test.go (Test_MutateAdmission, Test_GetNodeDevices,
+// Test_GenerateResourceRequests, TestDevices_Fit, TestCheckAMDType), plus the
+// fix for HAMi bug 7.7#7.
+#include <gtest/gtest.h>
+
+#include "device_under_test.hpp"
+#include "k8s_views.hpp"
+
+namespace hami::testing {
+namespace {
+
+ContainerMutation mutate(const DeviceUnderTest& dut, Pairs limits, Pairs requests = {}) {
+  PodFixture pod;
+  pod.container({"c1", false, std::move(limits), std::move(requests), {}});
+  return dut.plugin().mutate_container(pod.view(), 0);
+}
+
+hami_device_request request(const DeviceUnderTest& dut, Pairs limits, Pairs requests = {}) {
+  PodFixture pod;
+  pod.container({"c1", false, std::move(limits), std::move(requests), {}});
+  return dut.plugin().container_request(pod.view(), 0).request;
+}
+
+TEST(AmdAdmission, MutateAdmission) {
+  const DeviceUnderTest dut("amd");
+  EXPECT_TRUE(mutate(dut, {{"amd.com/gpu", "2"}}).uses_device);
+  EXPECT_TRUE(mutate(dut, {{"amd.com/gpumem", "1024"}}).uses_device);
+  EXPECT_TRUE(mutate(dut, {{"amd.com/gpucores", "50"}}).uses_device);
+  EXPECT_FALSE(mutate(dut, {}, {{"amd.com/gpu", "1"}}).uses_device) << "requests only";
+  EXPECT_TRUE(mutate(dut, {{"amd.com/gpu", "1"}, {"amd.com/gpumem", "1024"}}).uses_device);
+  EXPECT_FALSE(mutate(dut, {}).uses_device);
+  // Nothing is injected.
+  const ContainerMutation m = mutate(dut, {{"amd.com/gpu", "1"}});
+  EXPECT_TRUE(m.limits.empty());
+  EXPECT_TRUE(m.env.empty());
+  EXPECT_FALSE(m.runtime_class.has_value());
+}
+
+TEST(AmdAdmission, CorePercentageMustBe1To100) {
+  const DeviceUnderTest dut("amd");
+  for (const char* bad : {"0", "101", "-1", "50m", "99.1"}) {
+    for (const bool with_count : {true, false}) {
+      Pairs limits = {{"amd.com/gpucores", bad}};
+      if (with_count)
+        limits.emplace_back("amd.com/gpu", "1");
+      try {
+        mutate(dut, limits);
+        ADD_FAILURE() << "accepted " << bad;
+      } catch (const CallError& e) {
+        EXPECT_EQ(e.status(), HAMI_INVALID_ARGUMENT);
+        EXPECT_EQ(std::string(e.what()),
+                  "amd.mutate_container: amd.com/gpucores must be an integer percentage between 1 "
+                  "and 100");
+      }
+    }
+  }
+  EXPECT_NO_THROW(mutate(dut, {{"amd.com/gpu", "1"}, {"amd.com/gpucores", "1"}}));
+  EXPECT_NO_THROW(mutate(dut, {{"amd.com/gpu", "1"}, {"amd.com/gpucores", "100"}}));
+}
+
+TEST(AmdRequests, LimitsOnlyWithDefaults) {
+  const DeviceUnderTest dut("amd");
+  hami_device_request r =
+      request(dut, {{"amd.com/gpu", "2"}, {"amd.com/gpumem", "4096"}, {"amd.com/gpucores", "33"}},
+              {{"amd.com/gpu", "99"}, {"amd.com/gpumem", "99"}, {"amd.com/gpucores", "99"}});
+  EXPECT_EQ(r.count, 2);
+  EXPECT_EQ(r.memory_mib, 4096);
+  EXPECT_EQ(r.memory_percent, 0);
+  EXPECT_EQ(r.cores, 33);
+  r = request(dut, {{"amd.com/gpu", "1"}, {"amd.com/gpumem", "4096"}});
+  EXPECT_EQ(r.cores, 100) << "omitted cores default to 100 percent";
+  r = request(dut, {}, {{"amd.com/gpu", "1"}});
+  EXPECT_EQ(r.count, 0) << "requests are ignored";
+  r = request(dut, {{"amd.com/gpu", "0"}});
+  EXPECT_EQ(r.count, 0) << "zero count is device-less, not invalid";
+}
+
+TEST(AmdRequests, MemoryOrCoresOnlyContainersGetOneGpu) {
+  // HAMi 7.7#7 (issue #2679): admitted as AMD, but no request came out.
+  const DeviceUnderTest dut("amd");
+  hami_device_request r = request(dut, {{"amd.com/gpumem", "4096"}, {"amd.com/gpucores", "33"}});
+  EXPECT_EQ(r.count, 1);
+  EXPECT_EQ(r.memory_mib, 4096);
+  EXPECT_EQ(r.cores, 33);
+  r = request(dut, {{"amd.com/gpumem", "8192"}});
+  EXPECT_EQ(r.count, 1);
+  EXPECT_EQ(r.cores, 100);
+  r = request(dut, {{"amd.com/gpucores", "25"}});
+  EXPECT_EQ(r.count, 1);
+  EXPECT_EQ(r.memory_mib, 0);
+}
+
+TEST(AmdRequests, OutOfRangeValuesAreErrors) {
+  const DeviceUnderTest dut("amd");
+  const std::vector<std::pair<std::string, std::string>> cases = {
+      {"amd.com/gpu", "2147483648"}, {"amd.com/gpumem", "-1"},  {"amd.com/gpumem", "2147483648"},
+      {"amd.com/gpumem", "16Gi"},    {"amd.com/gpucores", "0"}, {"amd.com/gpucores", "101"},
+      {"amd.com/gpucores", "50m"},   {"amd.com/gpu", "1.5"}};
+  for (const auto& [res, value] : cases) {
+    Pairs limits = {{"amd.com/gpu", "1"}};
+    if (res == "amd.com/gpu")
+      limits.clear();
+    limits.emplace_back(res, value);
+    PodFixture pod;
+    pod.container({"c1", false, limits, {}, {}});
+    try {
+      dut.plugin().container_request(pod.view(), 0);
+      ADD_FAILURE() << res << "=" << value;
+    } catch (const CallError& e) {
+      EXPECT_EQ(e.status(), HAMI_INVALID_ARGUMENT) << res << "=" << value;
+    }
+  }
+}
+
+TEST(AmdNode, DecodesRegistrationAndReportsMissingOne) {
+  const DeviceUnderTest dut("amd");
+  NodeFixture node("node-1");
+  node.annotation(
+      "hami.io/node-amd-register",
+      R"([{"id":"GPU-0","index":0,"count":1,"devmem":8192,"devcore":100,"type":"amd","numa":0,"health":true},
+                      {"id":"amd-1","count":4,"devmem":196608,"devcore":304,"type":"AMD Instinct MI300X VF","mode":"hami-core","health":true}])");
+  node.annotation("hami.io/device-cordon", "amd-1");
+  const NodeInventory inv = dut.plugin().decode_node(node.view());
+  ASSERT_EQ(inv.devices.size(), 2u);
+  EXPECT_EQ(inv.devices[0].id, "GPU-0");
+  EXPECT_EQ(inv.devices[0].type, "amd");
+  EXPECT_EQ(inv.devices[1].cores, 304);
+  EXPECT_EQ(inv.devices[1].memory_mib, 196608);
+  EXPECT_EQ(inv.devices[1].flags, HAMI_DEVICE_HEALTHY | HAMI_DEVICE_CORDONED);
+
+  NodeFixture bare("node-2");
+  try {
+    dut.plugin().decode_node(bare.view());
+    FAIL();
+  } catch (const CallError& e) {
+    EXPECT_EQ(e.status(), HAMI_NOT_FOUND);
+    EXPECT_NE(std::string(e.what()).find("annotation"), std::string::npos);
+  }
+  // AMD registrations are JSON only.
+  NodeFixture legacy("node-3");
+  legacy.annotation("hami.io/node-amd-register", "GPU-0,1,8192,100,amd,0,true:");
+  EXPECT_THROW(dut.plugin().decode_node(legacy.view()), CallError);
+}
+
+TEST(AmdNode, HealthFollowsCapacityAndCleanupDropsTheRegistration) {
+  const DeviceUnderTest dut("amd");
+  NodeFixture with("node-1");
+  with.capacity("amd.com/gpu", "8");
+  HealthResult r = dut.plugin().node_health(with.view(), 0);
+  EXPECT_TRUE(r.healthy);
+  EXPECT_TRUE(r.needs_update);
+  EXPECT_TRUE(r.writes.empty());
+  NodeFixture without("node-2");
+  without.capacity("amd.com/gpu", "0");
+  r = dut.plugin().node_health(without.view(), 0);
+  EXPECT_FALSE(r.healthy);
+  EXPECT_FALSE(r.needs_update);
+  const std::vector<AnnotationWrite> writes = dut.plugin().node_cleanup(without.view());
+  ASSERT_EQ(writes.size(), 1u);
+  EXPECT_EQ(writes[0].key, "hami.io/node-amd-register");
+  EXPECT_FALSE(writes[0].value.has_value());
+}
+
+DeviceState amd(std::string id, std::int32_t count, std::int64_t mem, std::int32_t cus,
+                std::int64_t used_mem = 0, std::int32_t used_cus = 0, std::int32_t used = 0) {
+  DeviceState d;
+  d.id = std::move(id);
+  d.type = "AMDGPU";
+  d.count = count;
+  d.memory_mib = mem;
+  d.cores = cus;
+  d.used_memory_mib = used_mem;
+  d.used_cores = used_cus;
+  d.used = used;
+  return d;
+}
+
+struct AmdOutcome {
+  FitResult result;
+  std::vector<hami_fit_pick> picks;
+  std::vector<std::string> types;  // picks' type, copied while the input lived
+};
+
+AmdOutcome fit(const DeviceUnderTest& dut, std::vector<DeviceState> devices,
+               hami_device_request req, Pairs annotations = {}, std::uint32_t flags = 0) {
+  FitFixture f(std::move(devices));
+  PodFixture pod;
+  for (auto& [k, v] : annotations)
+    pod.annotation(k, v);
+  pod.container({});
+  AmdOutcome o;
+  o.picks.resize(static_cast<std::size_t>(std::max(req.count, 1)));
+  o.result = dut.plugin().fit(f.input(pod.view(), req, flags), o.picks);
+  o.picks.resize(o.result.picks_len);
+  for (const hami_fit_pick& p : o.picks)
+    o.types.emplace_back(p.type.ptr, p.type.len);
+  return o;
+}
+
+TEST(AmdFit, TwoWholeCardsUseAllMemoryAndCus) {
+  const DeviceUnderTest dut("amd");
+  // HAMi order dev-0, dev-1 walked from the end: dev-1 first.
+  const AmdOutcome o =
+      fit(dut, {amd("dev-1", 12, 1000, 100), amd("dev-0", 2, 1000, 100)}, make_request(2, 0, 0, 0));
+  ASSERT_TRUE(o.result.fits);
+  ASSERT_EQ(o.picks.size(), 2u);
+  EXPECT_EQ(o.picks[0].device, 0u);
+  EXPECT_EQ(o.picks[1].device, 1u);
+  EXPECT_EQ(o.picks[0].memory_mib, 1000);
+  EXPECT_EQ(o.picks[0].cores, 100);
+}
+
+TEST(AmdFit, CorePercentageBecomesCusPerDevice) {
+  const DeviceUnderTest dut("amd");
+  AmdOutcome o = fit(dut, {amd("dev-1", 12, 1000, 100), amd("dev-0", 2, 1000, 10)},
+                     make_request(1, 500, 0, 50));
+  ASSERT_TRUE(o.result.fits);
+  EXPECT_EQ(o.picks[0].device, 0u);
+  EXPECT_EQ(o.picks[0].memory_mib, 500);
+  EXPECT_EQ(o.picks[0].cores, 50);
+  // floor(304 × 25 / 100) = 76
+  o = fit(dut, {amd("mi300", 4, 196608, 304)}, make_request(1, 16384, 0, 25));
+  EXPECT_EQ(o.picks[0].cores, 76);
+  // A positive percentage is at least one CU.
+  o = fit(dut, {amd("dev-0", 2, 1000, 64)}, make_request(1, 100, 0, 1));
+  EXPECT_EQ(o.picks[0].cores, 1);
+  // A partial-memory request without a percentage still takes at least 1 CU.
+  o = fit(dut, {amd("dev-0", 2, 1000, 64)}, make_request(1, 100, 0, 0));
+  EXPECT_EQ(o.picks[0].cores, 1);
+}
+
+TEST(AmdFit, PicksKeepTheRegisteredProductType) {
+  const DeviceUnderTest dut("amd");
+  DeviceState d = amd("dev-0", 2, 1000, 100);
+  d.type = "AMD_Instinct_MI300X_VF";
+  const AmdOutcome o = fit(dut, {d}, make_request(1, 100, 0, 10));
+  ASSERT_TRUE(o.result.fits);
+  EXPECT_EQ(o.types, std::vector<std::string>{"AMD_Instinct_MI300X_VF"});
+}
+
+TEST(AmdFit, FailureReasons) {
+  const DeviceUnderTest dut("amd");
+  EXPECT_EQ(fit(dut, {amd("dev-0", 2, 1000, 100, 900)}, make_request(1, 500, 0, 10)).result.reason,
+            "1/1 CardInsufficientMemory");
+  EXPECT_EQ(fit(dut, {amd("dev-0", 2, 1000, 10, 0, 9)}, make_request(1, 100, 0, 100)).result.reason,
+            "1/1 CardInsufficientCore");
+  EXPECT_EQ(fit(dut, {amd("dev-1", 2, 1000, 100)}, make_request(1, 100, 0, 10),
+                {{"amd.com/use-gpu-uuid", "dev-0"}})
+                .result.reason,
+            "1/1 CardUuidMismatch");
+  EXPECT_EQ(fit(dut, {amd("dev-0", 2, 1000, 100)}, make_request(1, 100, 0, 10),
+                {{"amd.com/nouse-gpu-uuid", "dev-0"}})
+                .result.reason,
+            "1/1 CardUuidMismatch");
+  EXPECT_EQ(
+      fit(dut, {amd("dev-0", 2, 1000, 100, 0, 0, 2)}, make_request(1, 100, 0, 10)).result.reason,
+      "1/1 CardTimeSlicingExhausted");
+  DeviceState sick = amd("dev-0", 2, 1000, 100);
+  sick.healthy = false;
+  EXPECT_EQ(fit(dut, {sick}, make_request(1, 100, 0, 10)).result.reason, "1/1 CardNotHealth");
+  DeviceState cordoned = amd("dev-0", 2, 1000, 100);
+  cordoned.cordoned = true;
+  EXPECT_EQ(fit(dut, {cordoned}, make_request(1, 100, 0, 10)).result.reason, "1/1 CardCordoned");
+  EXPECT_EQ(fit(dut, {amd("a", 2, 1000, 100, 0, 0, 1), amd("b", 2, 1000, 100)},
+                make_request(2, 100, 0, 10), {}, HAMI_FIT_MUTEX)
+                .result.reason,
+            "1/2 AllocatedCardsInsufficientRequest, 1/2 ExclusiveDeviceAllocateConflict");
+}
+
+TEST(AmdFit, TypeSelectors) {
+  const DeviceUnderTest dut("amd");
+  const auto fits = [&](Pairs annos) {
+    DeviceState d = amd("dev-0", 2, 1000, 100);
+    d.type = "MI300X";
+    return fit(dut, {d}, make_request(1, 100, 0, 10), std::move(annos)).result.fits;
+  };
+  EXPECT_TRUE(fits({}));
+  EXPECT_TRUE(fits({{"amd.com/use-gputype", "MI300"}}));
+  EXPECT_FALSE(fits({{"amd.com/use-gputype", "MI250"}}));
+  EXPECT_FALSE(fits({{"amd.com/nouse-gputype", "MI300"}}));
+  EXPECT_TRUE(fits({{"amd.com/nouse-gputype", "MI250"}}));
+  EXPECT_TRUE(fits({{"amd.com/nouse-gputype", ""}}));
+  EXPECT_TRUE(fits({{"amd.com/use-gputype", "   "}}));
+  EXPECT_TRUE(fits({{"amd.com/nouse-gputype", "MI250,"}}));
+  EXPECT_FALSE(fits({{"amd.com/use-gputype", ", "}}));
+  // NVIDIA's keys do not apply to AMD devices.
+  EXPECT_TRUE(fits({{"nvidia.com/use-gputype", "A100"}}));
+}
+
+}  // namespace
+}  // namespace hami::testing
