@@ -96,6 +96,7 @@ struct Event {
   std::string type;    // "Normal" | "Warning"
   std::string reason;  // e.g. "FilteringSucceed"
   std::string message;
+  std::string component;  // source.component / reportingComponent
 };
 
 class ClusterWatcher {

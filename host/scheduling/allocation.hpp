@@ -1,0 +1,48 @@
+// Moving between a placement (what fit chose), the allocation annotations
+// (what the node-side device plugin reads) and a ledger charge.
+//
+// Annotations, per vendor the pod asks for: `<vendor to-allocate>` and
+// `<vendor allocated>` carry the same pod-device string, one segment per
+// container, init containers first, empty segments included (HAMi bug
+// 7.7#1 dropped them).
+#pragma once
+
+#include <optional>
+#include <span>
+#include <string>
+#include <vector>
+
+#include "cluster/cluster_state.hpp"
+#include "plugins/device_plugin_handle.hpp"
+#include "scheduling/node_fit.hpp"
+#include "scheduling/pod_charge.hpp"
+#include "scheduling/pod_requests.hpp"
+
+namespace hami::scheduling {
+
+inline constexpr std::string_view kAssignedNodeAnnotation = "hami.io/vgpu-node";
+inline constexpr std::string_view kAssignedTimeAnnotation = "hami.io/vgpu-time";
+inline constexpr std::string_view kBindPhaseAnnotation = "hami.io/bind-phase";
+inline constexpr std::string_view kBindTimeAnnotation = "hami.io/bind-time";
+
+// Per vendor the pod asks for, the devices each container takes.
+std::vector<VendorAllocation> allocations_from_fit(const NodeFit& fit, const PodRequests& requests);
+
+// The allocation annotations (to-allocate and allocated) of every vendor in
+// `allocations`, encoded by the vendor's plugin.
+std::vector<cluster::MetadataWrite> allocation_annotations(
+    std::span<const host::DevicePluginHandle> plugins,
+    const std::vector<VendorAllocation>& allocations);
+
+// Removes every vendor's allocation annotations and the assigned node.
+cluster::PodMetadataPatch allocation_removal(std::span<const host::DevicePluginHandle> plugins);
+
+// The allocations a pod's annotations record: per vendor, `allocated`, or
+// `to-allocate` when only that one is present. nullopt when the pod names
+// no node (hami.io/vgpu-node) or carries no allocation; `error` is set when
+// an annotation does not decode (the pod is then not counted, as in HAMi).
+std::optional<std::vector<VendorAllocation>> allocations_from_pod(
+    std::span<const host::DevicePluginHandle> plugins, const cluster::PodRecord& pod,
+    std::string& error);
+
+}  // namespace hami::scheduling

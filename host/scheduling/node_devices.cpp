@@ -1,0 +1,131 @@
+#include "scheduling/node_devices.hpp"
+
+#include <algorithm>
+#include <cctype>
+
+#include "cluster/node_lock.hpp"
+#include "plugins/plugin_errors.hpp"
+
+namespace hami::scheduling {
+
+namespace {
+
+bool contains_ignore_case(std::string_view haystack, std::string_view needle) {
+  if (needle.empty())
+    return true;
+  const auto it = std::search(haystack.begin(), haystack.end(), needle.begin(), needle.end(),
+                              [](char a, char b) {
+                                return std::tolower(static_cast<unsigned char>(a)) ==
+                                       std::tolower(static_cast<unsigned char>(b));
+                              });
+  return it != haystack.end();
+}
+
+hami_str view(const std::string& s) {
+  return {s.data(), s.size()};
+}
+
+// Builds the C views once the record vectors are final.
+void build_views(VendorDevices& v) {
+  v.abi.clear();
+  v.abi.reserve(v.records.size());
+  for (const host::DeviceRecord& r : v.records) {
+    hami_device d{};
+    d.struct_size = sizeof(hami_device);
+    d.id = view(r.id);
+    d.type = view(r.type);
+    d.mode = view(r.mode);
+    d.index = r.index;
+    d.count = r.count;
+    d.memory_mib = r.memory_mib;
+    d.cores = r.cores;
+    d.numa = r.numa;
+    d.flags = r.flags;
+    v.abi.push_back(d);
+  }
+  v.pairs.clear();
+  v.pairs.reserve(v.pair_records.size());
+  for (const host::PairScoreRecord& p : v.pair_records) {
+    v.pairs.push_back({view(p.from), view(p.to), p.score});
+  }
+}
+
+}  // namespace
+
+size_t VendorDevices::find(std::string_view id) const {
+  for (size_t i = 0; i < records.size(); ++i) {
+    if (records[i].id == id)
+      return i;
+  }
+  return NodeDevices::npos;
+}
+
+uint64_t NodeDevices::fingerprint(const k8s::NodeModel& node) {
+  // FNV-1a over key/value pairs with separators.
+  uint64_t h = 1469598103934665603ull;
+  const auto mix = [&](std::string_view s) {
+    for (const char c : s) {
+      h ^= static_cast<unsigned char>(c);
+      h *= 1099511628211ull;
+    }
+    h ^= 0xff;
+    h *= 1099511628211ull;
+  };
+  for (const auto& [key, value] : node.annotations()) {
+    if (key == cluster::kNodeLockAnnotation)
+      continue;
+    mix(key);
+    mix(value);
+  }
+  return h;
+}
+
+std::shared_ptr<const NodeDevices> NodeDevices::decode(
+    std::span<const host::DevicePluginHandle> plugins, const k8s::NodeModel& node,
+    const NodeDevices* previous) {
+  std::shared_ptr<NodeDevices> out(new NodeDevices());
+  out->name_ = std::string(node.name());
+  out->fingerprint_ = fingerprint(node);
+  out->vendors_.resize(plugins.size());
+  for (size_t v = 0; v < plugins.size(); ++v) {
+    VendorDevices& vendor = out->vendors_[v];
+    try {
+      host::NodeInventory inventory = plugins[v].decode_node(node.view());
+      vendor.registered = true;
+      const std::string& word = plugins[v].description().vendor;
+      for (host::DeviceRecord& r : inventory.devices) {
+        if (contains_ignore_case(r.type, word))
+          vendor.records.push_back(std::move(r));
+      }
+      vendor.pair_records = std::move(inventory.pair_scores);
+    } catch (const host::PluginCallError& e) {
+      if (e.status() == HAMI_NOT_FOUND)
+        continue;
+      if (e.status() != HAMI_INVALID_ARGUMENT)
+        throw;
+      vendor.error = e.what();
+      if (previous != nullptr && v < previous->vendors_.size()) {
+        const VendorDevices& old = previous->vendors_[v];
+        vendor.registered = old.registered;
+        vendor.records = old.records;
+        vendor.pair_records = old.pair_records;
+      }
+    }
+    build_views(vendor);
+  }
+  return out;
+}
+
+bool NodeDevices::registered() const {
+  return std::any_of(vendors_.begin(), vendors_.end(),
+                     [](const VendorDevices& v) { return v.registered && !v.records.empty(); });
+}
+
+size_t NodeDevices::device_count() const {
+  size_t n = 0;
+  for (const VendorDevices& v : vendors_)
+    n += v.records.size();
+  return n;
+}
+
+}  // namespace hami::scheduling

@@ -1,0 +1,67 @@
+// NodeDevices: one node's devices as every device plugin decoded them from
+// the node's annotations, with the C views fit needs. Decoded once per
+// annotation change and shared immutably (shared_ptr<const>) between the
+// ledger and concurrent filter calls.
+#pragma once
+
+#include <cstdint>
+#include <memory>
+#include <span>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "hami/device.h"
+#include "k8s/node.hpp"
+#include "plugins/device_plugin_handle.hpp"
+
+namespace hami::scheduling {
+
+struct VendorDevices {
+  bool registered = false;  // the node carries this vendor's registration
+  std::string error;        // why the registration could not be read, if so
+  // The vendor's devices whose type contains the vendor word (HAMi's
+  // getNodeResources), in registration order; `abi[i]` views `records[i]`.
+  std::vector<host::DeviceRecord> records;
+  std::vector<hami_device> abi;
+  std::vector<host::PairScoreRecord> pair_records;
+  std::vector<hami_pair_score> pairs;
+
+  // Position of device `id`, or npos.
+  size_t find(std::string_view id) const;
+};
+
+class NodeDevices {
+ public:
+  static constexpr size_t npos = static_cast<size_t>(-1);
+
+  // Asks every device plugin to decode `node`. A vendor whose registration
+  // is malformed keeps the devices `previous` had for it (HAMi keeps its
+  // cache on a parse error) and records the error. PluginCallError of any
+  // other status propagates.
+  static std::shared_ptr<const NodeDevices> decode(
+      std::span<const host::DevicePluginHandle> plugins, const k8s::NodeModel& node,
+      const NodeDevices* previous);
+
+  // A fingerprint of the annotations decoding depends on (all of them but
+  // the node lock), to skip re-decoding a node whose only change is the lock.
+  static uint64_t fingerprint(const k8s::NodeModel& node);
+
+  NodeDevices(const NodeDevices&) = delete;
+  NodeDevices& operator=(const NodeDevices&) = delete;
+
+  const std::string& name() const { return name_; }
+  uint64_t source_fingerprint() const { return fingerprint_; }
+  const std::vector<VendorDevices>& vendors() const { return vendors_; }
+  // True when some vendor is registered with at least one device.
+  bool registered() const;
+  size_t device_count() const;
+
+ private:
+  NodeDevices() = default;
+  std::string name_;
+  uint64_t fingerprint_ = 0;
+  std::vector<VendorDevices> vendors_;
+};
+
+}  // namespace hami::scheduling

@@ -1,0 +1,234 @@
+#include "scheduling/node_fit.hpp"
+
+#include <algorithm>
+#include <numeric>
+
+#include "scheduling/quota_limits.hpp"
+
+namespace hami::scheduling {
+
+namespace {
+
+// The pod's running totals for one vendor, for the quota hook: the peak of
+// the init containers and the sum of the app containers placed so far.
+struct PodTotals {
+  int64_t init_peak_memory = 0;
+  int64_t init_peak_cores = 0;
+  int64_t app_memory = 0;
+  int64_t app_cores = 0;
+};
+
+struct QuotaHookState {
+  const QuotaContext* quota;
+  uint32_t vendor;
+  bool init;
+  const PodTotals* totals;
+};
+
+uint32_t quota_hook_allows(void* ctx, int64_t memory_mib, int64_t cores) {
+  const auto& s = *static_cast<const QuotaHookState*>(ctx);
+  const PodTotals& t = *s.totals;
+  int64_t memory = 0;
+  int64_t core_total = 0;
+  if (s.init) {
+    memory = std::max({t.init_peak_memory, memory_mib, t.app_memory});
+    core_total = std::max({t.init_peak_cores, cores, t.app_cores});
+  } else {
+    memory = std::max(t.init_peak_memory, t.app_memory + memory_mib);
+    core_total = std::max(t.init_peak_cores, t.app_cores + cores);
+  }
+  const QuotaLimits& limits = s.quota->limits[s.vendor];
+  const VendorTotals& used = s.quota->used[s.vendor];
+  return quota_allows(limits, s.quota->memory_factor[s.vendor], used, memory, core_total) ? 1u : 0u;
+}
+
+bool quota_applies(const QuotaContext* quota, uint32_t vendor) {
+  return quota != nullptr && vendor < quota->limits.size() &&
+         (quota->limits[vendor].memory_mib || quota->limits[vendor].cores);
+}
+
+struct ContainerOutcome {
+  bool fits = true;
+  bool unresolvable = false;
+  std::string reason;
+};
+
+// Fits container `c` on `usage` (updated in place) and appends the devices
+// it takes to `placed`.
+ContainerOutcome fit_container(const PodFitInput& in, size_t c, const NodeDevices& devices,
+                               const std::vector<bool>& healthy, NodeUse& usage,
+                               std::vector<PodTotals>& totals, std::vector<Placement>& placed) {
+  const bool init = c < in.requests->init_count;
+  for (const VendorRequest& vr : in.requests->containers[c].vendors) {
+    const uint32_t v = vr.vendor;
+    const VendorDevices& vd = devices.vendors()[v];
+    const bool usable = vd.registered && (v >= healthy.size() || healthy[v]);
+    const size_t n = usable ? vd.records.size() : 0;
+    if (static_cast<size_t>(vr.request.count) > n) {
+      return {false, true, std::string(kNodeInsufficientDevice)};
+    }
+
+    std::vector<hami_device_usage> device_usage(n);
+    std::vector<hami_order_device> order_input(n);
+    const ScoreRequest score_request{1, vr.request.memory_mib, vr.request.memory_percent,
+                                     vr.request.cores};
+    for (size_t k = 0; k < n; ++k) {
+      const DeviceUse& u = usage[v][k];
+      const hami_device& d = vd.abi[k];
+      device_usage[k] = {sizeof(hami_device_usage), &d, u.used, u.memory_mib,
+                         static_cast<int32_t>(u.cores)};
+      order_input[k] = {sizeof(hami_order_device), &device_usage[k],
+                        device_score(in.weights, score_request, u.used, d.count, u.cores, d.cores,
+                                     u.memory_mib, d.memory_mib)};
+    }
+
+    std::vector<size_t> order(n);
+    uint32_t flags = 0;
+    if (in.device_plugin != nullptr) {
+      hami_order_input oi{};
+      oi.struct_size = sizeof(hami_order_input);
+      oi.policy = {in.device_policy.data(), in.device_policy.size()};
+      oi.pod = in.pod;
+      oi.devices = order_input.data();
+      oi.devices_len = n;
+      host::DeviceOrder result = in.device_plugin->order_devices(oi);
+      order = std::move(result.order);
+      flags = result.fit_flags;
+    } else {
+      std::iota(order.begin(), order.end(), size_t{0});
+    }
+
+    std::vector<hami_device_usage> tried(n);
+    for (size_t k = 0; k < n; ++k)
+      tried[k] = device_usage[order[k]];
+
+    QuotaHookState hook_state{in.quota, v, init, &totals[v]};
+    const hami_quota_hook hook{sizeof(hami_quota_hook), &hook_state, &quota_hook_allows};
+
+    hami_fit_input fi{};
+    fi.struct_size = sizeof(hami_fit_input);
+    fi.pod = in.pod;
+    fi.container_index = c;
+    fi.request = &vr.request;
+    fi.devices = tried.data();
+    fi.devices_len = n;
+    fi.pair_scores = vd.pairs.data();
+    fi.pair_scores_len = vd.pairs.size();
+    fi.policy_flags = flags;
+    fi.quota = quota_applies(in.quota, v) ? &hook : nullptr;
+
+    std::vector<hami_fit_pick> picks(static_cast<size_t>(vr.request.count));
+    host::FitResult result = in.plugins[v].fit(fi, picks);
+    if (!result.fits)
+      return {false, false, std::move(result.reason)};
+
+    int64_t memory = 0;
+    int64_t cores = 0;
+    for (size_t p = 0; p < result.picks_len; ++p) {
+      const hami_fit_pick& pick = picks[p];
+      const size_t k = order[pick.device];
+      DeviceUse& u = usage[v][k];
+      u.used += 1;
+      u.memory_mib += pick.memory_mib;
+      u.cores += pick.cores;
+      memory += pick.memory_mib;
+      cores += pick.cores;
+      placed.push_back({v, k, vd.records[k].id, std::string(pick.type.ptr, pick.type.len),
+                        pick.memory_mib, pick.cores});
+    }
+    PodTotals& t = totals[v];
+    if (init) {
+      t.init_peak_memory = std::max(t.init_peak_memory, memory);
+      t.init_peak_cores = std::max(t.init_peak_cores, cores);
+    } else {
+      t.app_memory += memory;
+      t.app_cores += cores;
+    }
+  }
+  return {};
+}
+
+}  // namespace
+
+NodeFit fit_node(const PodFitInput& in, const NodeDevices& devices,
+                 const std::vector<bool>& healthy, const NodeUse& usage) {
+  NodeFit out;
+  if (!devices.registered()) {
+    out.unresolvable = true;
+    out.reason = std::string(kNodeUnregistered);
+    return out;
+  }
+  const PodRequests& req = *in.requests;
+  out.containers.resize(req.containers.size());
+  std::vector<PodTotals> totals(in.plugins.size());
+
+  // Init containers run one after another: each starts from the node's
+  // usage, not from the previous init container's.
+  for (size_t c = 0; c < req.init_count && c < req.containers.size(); ++c) {
+    if (req.containers[c].vendors.empty())
+      continue;
+    NodeUse fresh = usage;
+    ContainerOutcome r = fit_container(in, c, devices, healthy, fresh, totals, out.containers[c]);
+    if (!r.fits) {
+      out.unresolvable = r.unresolvable;
+      out.reason = std::move(r.reason);
+      out.containers.clear();
+      return out;
+    }
+  }
+  NodeUse working = usage;
+  for (size_t c = req.init_count; c < req.containers.size(); ++c) {
+    if (req.containers[c].vendors.empty())
+      continue;
+    ContainerOutcome r = fit_container(in, c, devices, healthy, working, totals, out.containers[c]);
+    if (!r.fits) {
+      out.unresolvable = r.unresolvable;
+      out.reason = std::move(r.reason);
+      out.containers.clear();
+      return out;
+    }
+  }
+  out.fits = true;
+  return out;
+}
+
+hami_node_usage summarize_usage(const NodeDevices& devices, const std::vector<bool>& healthy,
+                                const NodeUse& usage) {
+  hami_node_usage out{};
+  out.struct_size = sizeof(hami_node_usage);
+  out.node_name = {devices.name().data(), devices.name().size()};
+  for (size_t v = 0; v < devices.vendors().size(); ++v) {
+    const VendorDevices& vd = devices.vendors()[v];
+    if (!vd.registered || (v < healthy.size() && !healthy[v]))
+      continue;
+    for (size_t k = 0; k < vd.records.size(); ++k) {
+      const host::DeviceRecord& r = vd.records[k];
+      out.devices += 1;
+      out.count += r.count;
+      out.total_cores += r.cores;
+      out.total_memory_mib += r.memory_mib;
+      if (v < usage.size() && k < usage[v].size()) {
+        out.used += usage[v][k].used;
+        out.used_cores += usage[v][k].cores;
+        out.used_memory_mib += usage[v][k].memory_mib;
+      }
+    }
+  }
+  return out;
+}
+
+void subtract_charge(const NodeDevices& devices, NodeUse& usage, const PodCharge& charge) {
+  for (const DeviceCharge& d : charge.devices) {
+    if (d.vendor >= usage.size())
+      continue;
+    const size_t k = devices.vendors()[d.vendor].find(d.device_id);
+    if (k == NodeDevices::npos)
+      continue;
+    DeviceUse& u = usage[d.vendor][k];
+    u.used -= d.slots;
+    u.memory_mib -= d.memory_mib;
+    u.cores -= d.cores;
+  }
+}
+
+}  // namespace hami::scheduling

@@ -1,0 +1,80 @@
+// The per-node pipeline of HAMi §5.3: fit a pod's containers onto one
+// node's devices against a copy of the node's usage.
+//
+//   - init containers, each against a fresh copy of the usage (they run one
+//     after another);
+//   - app containers one by one against one working copy, each seeing the
+//     devices the previous ones took;
+//   - per container and vendor: device scores (§5.4, with the pod's
+//     weights), the device policy's try order and fit flags, then the
+//     vendor's fit; the chosen devices' usage is added.
+//
+// The usage passed in must already exclude the pod's own earlier charge
+// (a re-filter releases it).
+#pragma once
+
+#include <cstdint>
+#include <span>
+#include <string>
+#include <vector>
+
+#include "plugins/device_plugin_handle.hpp"
+#include "plugins/scheduling_plugin_handle.hpp"
+#include "scheduling/node_devices.hpp"
+#include "scheduling/pod_requests.hpp"
+#include "scheduling/scoring_weights.hpp"
+#include "scheduling/usage_ledger.hpp"
+
+namespace hami::scheduling {
+
+inline constexpr std::string_view kNodeInsufficientDevice = "NodeInsufficientDevice";
+inline constexpr std::string_view kNodeUnregistered = "node unregistered";
+
+// The namespace quota as fit sees it: limits and the usage of every other
+// pod of the namespace, per vendor.
+struct QuotaContext {
+  std::vector<QuotaLimits> limits;
+  std::vector<VendorTotals> used;
+  std::vector<int32_t> memory_factor;
+};
+
+// Everything about the pod that is the same on every node.
+struct PodFitInput {
+  const hami_pod_view* pod = nullptr;
+  const PodRequests* requests = nullptr;
+  std::span<const host::DevicePluginHandle> plugins;
+  ScoringWeights weights;
+  std::string device_policy;                                    // full policy text
+  const host::SchedulingPluginHandle* device_plugin = nullptr;  // null: registration order
+  const QuotaContext* quota = nullptr;                          // null: not enforced
+};
+
+// One device a container takes.
+struct Placement {
+  uint32_t vendor = 0;
+  size_t device = 0;  // index in VendorDevices::records
+  std::string id;
+  std::string type;  // as fit wrote it (the annotation's TYPE)
+  int64_t memory_mib = 0;
+  int32_t cores = 0;
+};
+
+struct NodeFit {
+  bool fits = false;
+  // Retrying cannot help on this node (no registration, too few devices).
+  bool unresolvable = false;
+  std::string reason;
+  std::vector<std::vector<Placement>> containers;  // per pod container
+};
+
+NodeFit fit_node(const PodFitInput& input, const NodeDevices& devices,
+                 const std::vector<bool>& healthy, const NodeUse& usage);
+
+// The node's usage summed over all its devices, before the pod.
+hami_node_usage summarize_usage(const NodeDevices& devices, const std::vector<bool>& healthy,
+                                const NodeUse& usage);
+
+// `usage` minus `charge` (for a pod re-filtered on the node it holds).
+void subtract_charge(const NodeDevices& devices, NodeUse& usage, const PodCharge& charge);
+
+}  // namespace hami::scheduling

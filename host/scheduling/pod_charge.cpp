@@ -1,0 +1,94 @@
+#include "scheduling/pod_charge.hpp"
+
+#include <algorithm>
+
+namespace hami::scheduling {
+
+std::vector<VendorTotals> PodCharge::totals(size_t vendor_count) const {
+  std::vector<VendorTotals> out(vendor_count);
+  for (const DeviceCharge& d : devices) {
+    if (d.vendor >= vendor_count)
+      continue;
+    out[d.vendor].memory_mib += d.memory_mib;
+    out[d.vendor].cores += d.cores;
+  }
+  return out;
+}
+
+namespace {
+
+struct Accumulator {
+  std::string id;
+  int64_t init_memory = 0;  // max over init containers
+  int64_t init_cores = 0;
+  bool init_used = false;
+  int64_t app_memory = 0;  // sum over app containers
+  int64_t app_cores = 0;
+  int32_t app_uses = 0;
+};
+
+}  // namespace
+
+std::vector<DeviceCharge> collapse(const std::vector<VendorAllocation>& allocations,
+                                   size_t init_count, bool shrunk) {
+  std::vector<DeviceCharge> out;
+  for (const VendorAllocation& alloc : allocations) {
+    std::vector<Accumulator> acc;  // few devices per pod: a scan beats a map
+    const auto slot = [&](const std::string& id) -> Accumulator& {
+      for (Accumulator& a : acc) {
+        if (a.id == id)
+          return a;
+      }
+      acc.push_back(Accumulator{id});
+      return acc.back();
+    };
+    for (size_t c = 0; c < alloc.containers.size(); ++c) {
+      const bool init = c < init_count;
+      // One container may name a device more than once (MIG instances):
+      // its own use is the sum, before the max over init containers.
+      std::vector<std::pair<std::string, std::pair<int64_t, int64_t>>> own;
+      for (const host::AllocDevice& d : alloc.containers[c]) {
+        auto it =
+            std::find_if(own.begin(), own.end(), [&](const auto& e) { return e.first == d.id; });
+        if (it == own.end()) {
+          own.push_back({d.id, {d.memory_mib, d.cores}});
+        } else {
+          it->second.first += d.memory_mib;
+          it->second.second += d.cores;
+        }
+      }
+      for (const auto& [id, use] : own) {
+        Accumulator& a = slot(id);
+        if (init) {
+          a.init_used = true;
+          a.init_memory = std::max(a.init_memory, use.first);
+          a.init_cores = std::max(a.init_cores, use.second);
+        } else {
+          a.app_memory += use.first;
+          a.app_cores += use.second;
+          a.app_uses += 1;
+        }
+      }
+    }
+    for (const Accumulator& a : acc) {
+      DeviceCharge charge;
+      charge.vendor = alloc.vendor;
+      charge.device_id = a.id;
+      if (shrunk) {
+        if (a.app_uses == 0)
+          continue;
+        charge.memory_mib = a.app_memory;
+        charge.cores = a.app_cores;
+        charge.slots = a.app_uses;
+      } else {
+        charge.memory_mib = std::max(a.init_memory, a.app_memory);
+        charge.cores = std::max(a.init_cores, a.app_cores);
+        charge.slots = std::max({a.init_used ? 1 : 0, a.app_uses, 1});
+      }
+      out.push_back(std::move(charge));
+    }
+  }
+  return out;
+}
+
+}  // namespace hami::scheduling

@@ -1,0 +1,738 @@
+#include "scheduling/scheduler.hpp"
+
+#include <algorithm>
+#include <cmath>
+#include <cstdio>
+#include <ctime>
+#include <set>
+#include <utility>
+
+#include "log/logger.hpp"
+#include "plugins/plugin_errors.hpp"
+#include "scheduling/allocation.hpp"
+#include "scheduling/node_fit.hpp"
+#include "scheduling/pod_requests.hpp"
+#include "scheduling/quota_limits.hpp"
+#include "scheduling/scoring_weights.hpp"
+
+namespace hami::scheduling {
+
+namespace {
+
+std::string_view sv(hami_str s) {
+  return {s.ptr, s.len};
+}
+
+std::optional<std::string_view> pod_annotation(const hami_pod_view& pod, std::string_view key) {
+  for (size_t i = 0; i < pod.annotations_len; ++i) {
+    if (sv(pod.annotations[i].key) == key)
+      return sv(pod.annotations[i].value);
+  }
+  return std::nullopt;
+}
+
+std::string format_score(double score) {
+  char buf[32];
+  std::snprintf(buf, sizeof buf, "%.2f", score);
+  return buf;
+}
+
+// HAMi's common.ParseReason: the "<n>/<m> <Reason>" entries of a fit reason.
+std::vector<std::string> reason_codes(std::string_view reason) {
+  std::vector<std::string> codes;
+  size_t start = 0;
+  while (start <= reason.size()) {
+    size_t end = reason.find(", ", start);
+    if (end == std::string_view::npos)
+      end = reason.size();
+    const std::string_view entry = reason.substr(start, end - start);
+    const size_t space = entry.find(' ');
+    const size_t slash = entry.find('/');
+    const auto digits = [](std::string_view s) {
+      return !s.empty() &&
+             std::all_of(s.begin(), s.end(), [](char c) { return c >= '0' && c <= '9'; });
+    };
+    if (space != std::string_view::npos && slash != std::string_view::npos && slash < space &&
+        digits(entry.substr(0, slash)) && digits(entry.substr(slash + 1, space - slash - 1)) &&
+        space + 1 < entry.size()) {
+      codes.emplace_back(entry.substr(space + 1));
+    }
+    start = end + 2;
+  }
+  return codes;
+}
+
+}  // namespace
+
+std::optional<AllocateAt> parse_allocate_at(std::string_view text) {
+  if (text == "bind")
+    return AllocateAt::Bind;
+  if (text == "filter")
+    return AllocateAt::Filter;
+  return std::nullopt;
+}
+
+struct Scheduler::Candidate {
+  std::string name;
+  const k8s::NodeModel* node = nullptr;  // full Nodes mode only
+};
+
+struct Scheduler::PodContext {
+  const hami_pod_view* pod = nullptr;
+  std::string key;  // ledger key: the uid
+  std::string namespace_;
+  std::string name;
+  PodRequests requests;
+  ScoringWeights weights;
+  PolicyChoice node_policy;
+  PolicyChoice device_policy;
+};
+
+struct Scheduler::Reservation {
+  std::vector<VendorAllocation> allocations;
+};
+
+namespace {
+
+// The namespace quota for fit: limits, and every other pod's usage.
+std::optional<QuotaContext> quota_context(const LedgerState& state,
+                                          std::span<const host::DevicePluginHandle> plugins,
+                                          std::string_view ns, const PodCharge* own) {
+  const auto* limits = state.namespace_limits(ns);
+  if (limits == nullptr)
+    return std::nullopt;
+  QuotaContext q;
+  q.limits = *limits;
+  q.used.assign(plugins.size(), {});
+  if (const auto* used = state.namespace_used(ns))
+    q.used = *used;
+  if (own != nullptr && own->namespace_ == ns) {
+    const auto mine = own->totals(plugins.size());
+    for (size_t v = 0; v < plugins.size(); ++v) {
+      q.used[v].memory_mib = std::max<int64_t>(0, q.used[v].memory_mib - mine[v].memory_mib);
+      q.used[v].cores = std::max<int64_t>(0, q.used[v].cores - mine[v].cores);
+    }
+  }
+  for (const auto& p : plugins)
+    q.memory_factor.push_back(p.description().memory_factor);
+  return q;
+}
+
+// Usage of `devices` from the charges the ledger holds for the node (used
+// when the devices come from a request's Node object rather than the cache).
+NodeUse usage_for(const LedgerState& state, const NodeEntry* entry, const NodeDevices& devices) {
+  NodeUse use(state.vendor_count());
+  for (size_t v = 0; v < use.size() && v < devices.vendors().size(); ++v) {
+    use[v].assign(devices.vendors()[v].records.size(), DeviceUse{});
+  }
+  if (entry == nullptr)
+    return use;
+  for (const std::string& uid : entry->pods) {
+    const PodCharge* charge = state.pod(uid);
+    if (charge == nullptr)
+      continue;
+    for (const DeviceCharge& d : charge->devices) {
+      if (d.vendor >= use.size())
+        continue;
+      const size_t k = devices.vendors()[d.vendor].find(d.device_id);
+      if (k == NodeDevices::npos)
+        continue;
+      use[d.vendor][k].used += d.slots;
+      use[d.vendor][k].memory_mib += d.memory_mib;
+      use[d.vendor][k].cores += d.cores;
+    }
+  }
+  return use;
+}
+
+}  // namespace
+
+Scheduler::Scheduler(cluster::ClusterState& cluster,
+                     std::span<const host::DevicePluginHandle> devices,
+                     std::span<const host::SchedulingPluginHandle> policies,
+                     SchedulerOptions options)
+    : cluster_(cluster),
+      devices_(devices),
+      policies_(policies, options.node_policy, options.gpu_policy),
+      options_(std::move(options)),
+      ledger_(devices.size()),
+      locker_(
+          cluster, [this] { return now(); }, options_.node_lock) {
+  cluster_.watch(*this);
+  if (options_.initial_health_check)
+    check_node_health();
+}
+
+Scheduler::~Scheduler() {
+  cluster_.unwatch(*this);
+}
+
+int64_t Scheduler::now() const {
+  if (options_.clock)
+    return options_.clock();
+  return static_cast<int64_t>(std::time(nullptr));
+}
+
+std::string Scheduler::pod_key(const hami_pod_view& pod) const {
+  if (pod.uid.len > 0)
+    return std::string(sv(pod.uid));
+  // Requests without a uid: the cluster's pod of that name, if any.
+  if (const auto record = cluster_.pod(sv(pod.namespace_), sv(pod.name)))
+    return record->uid;
+  return std::string(sv(pod.namespace_)) + "/" + std::string(sv(pod.name));
+}
+
+void Scheduler::event(const hami_pod_view& pod, bool warning, std::string_view reason,
+                      std::string message) {
+  cluster::Event e;
+  e.namespace_ = sv(pod.namespace_);
+  e.name = sv(pod.name);
+  e.uid = sv(pod.uid);
+  e.type = warning ? "Warning" : "Normal";
+  e.reason = reason;
+  e.message = std::move(message);
+  e.component = options_.scheduler_name;
+  cluster_.record_event(e);
+}
+
+void Scheduler::event(const cluster::PodRecord& pod, bool warning, std::string_view reason,
+                      std::string message) {
+  cluster::Event e;
+  e.namespace_ = pod.namespace_;
+  e.name = pod.name;
+  e.uid = pod.uid;
+  e.type = warning ? "Warning" : "Normal";
+  e.reason = reason;
+  e.message = std::move(message);
+  e.component = options_.scheduler_name;
+  cluster_.record_event(e);
+}
+
+std::optional<Scheduler::PodContext> Scheduler::pod_context(const hami_pod_view& pod,
+                                                            std::string& error) const {
+  PodContext ctx;
+  ctx.pod = &pod;
+  ctx.namespace_ = sv(pod.namespace_);
+  ctx.name = sv(pod.name);
+  try {
+    ctx.requests = collect_requests(devices_, pod);
+  } catch (const host::PluginCallError& e) {
+    error = e.what();
+    return std::nullopt;
+  }
+  if (!ctx.requests.any)
+    return ctx;
+  ctx.key = pod_key(pod);
+  if (const auto value = pod_annotation(pod, kDeviceScoringWeightsAnnotation)) {
+    auto parsed = parse_scoring_weights(*value);
+    if (auto* message = std::get_if<std::string>(&parsed)) {
+      error = "calcScore failed " + *message + " for pod " + ctx.name;
+      return std::nullopt;
+    }
+    ctx.weights = std::get<ScoringWeights>(parsed);
+  }
+  ctx.node_policy = policies_.node_policy(pod);
+  ctx.device_policy = policies_.device_policy(pod);
+  return ctx;
+}
+
+FilterOutcome Scheduler::filter(const k8s::PodModel& pod, std::span<const std::string> node_names) {
+  std::vector<Candidate> candidates;
+  candidates.reserve(node_names.size());
+  for (const std::string& name : node_names)
+    candidates.push_back({name, nullptr});
+  return run_filter(pod.view(), candidates);
+}
+
+FilterOutcome Scheduler::filter(const k8s::PodModel& pod,
+                                std::span<const k8s::NodeModel* const> nodes) {
+  std::vector<Candidate> candidates;
+  candidates.reserve(nodes.size());
+  for (const k8s::NodeModel* node : nodes)
+    candidates.push_back({std::string(node->name()), node});
+  return run_filter(pod.view(), candidates);
+}
+
+FilterOutcome Scheduler::run_filter(const hami_pod_view& pod, std::vector<Candidate>& candidates) {
+  FilterOutcome out;
+  std::string error;
+  const auto ctx = pod_context(pod, error);
+  if (!ctx) {
+    out.error = error;
+    event(pod, true, "FilteringFailed", error);
+    return out;
+  }
+  if (!ctx->requests.any) {
+    out.passthrough = true;
+    return out;
+  }
+
+  struct Fitting {
+    size_t index;
+    double score;
+  };
+  std::vector<Fitting> fitting;
+  {
+    const auto snapshot = ledger_.read();
+    const PodCharge* own = snapshot->pod(ctx->key);
+    const auto quota = quota_context(*snapshot, devices_, ctx->namespace_, own);
+    PodFitInput input;
+    input.pod = &pod;
+    input.requests = &ctx->requests;
+    input.plugins = devices_;
+    input.weights = ctx->weights;
+    input.device_policy = ctx->device_policy.text;
+    input.device_plugin = ctx->device_policy.plugin;
+    input.quota = quota ? &*quota : nullptr;
+    const std::vector<bool> all_healthy(devices_.size(), true);
+
+    for (size_t i = 0; i < candidates.size(); ++i) {
+      const Candidate& cand = candidates[i];
+      const NodeEntry* entry = snapshot->node(cand.name);
+      std::shared_ptr<const NodeDevices> fresh;
+      const NodeDevices* devices = nullptr;
+      NodeUse usage;
+      try {
+        if (cand.node != nullptr &&
+            !(entry != nullptr && entry->devices &&
+              entry->devices->source_fingerprint() == NodeDevices::fingerprint(*cand.node))) {
+          fresh = NodeDevices::decode(devices_, *cand.node,
+                                      entry != nullptr ? entry->devices.get() : nullptr);
+          devices = fresh.get();
+          usage = usage_for(*snapshot, entry, *devices);
+        } else if (entry != nullptr && entry->devices) {
+          devices = entry->devices.get();
+          usage = entry->use;
+        }
+        if (devices == nullptr || !devices->registered()) {
+          out.unresolvable[cand.name] = std::string(kNodeUnregistered);
+          continue;
+        }
+        if (own != nullptr && own->node == cand.name)
+          subtract_charge(*devices, usage, *own);
+        const std::vector<bool>& healthy = entry != nullptr ? entry->healthy : all_healthy;
+        NodeFit fit = fit_node(input, *devices, healthy, usage);
+        if (!fit.fits) {
+          (fit.unresolvable ? out.unresolvable : out.failed)[cand.name] = std::move(fit.reason);
+          continue;
+        }
+        double score = 0;
+        if (ctx->node_policy.plugin != nullptr) {
+          score = ctx->node_policy.plugin->score_node(ctx->node_policy.text, pod,
+                                                      summarize_usage(*devices, healthy, usage));
+        }
+        fitting.push_back({i, score});
+      } catch (const host::PluginCallError& e) {
+        out.failed[cand.name] = e.what();
+      }
+    }
+  }
+
+  if (fitting.empty()) {
+    std::map<std::string, std::vector<std::string>> by_reason;
+    for (const auto* reasons : {&out.failed, &out.unresolvable}) {
+      for (const auto& [node, reason] : *reasons) {
+        for (std::string& code : reason_codes(reason))
+          by_reason[code].push_back(node);
+      }
+    }
+    for (auto& [code, nodes] : by_reason) {
+      std::sort(nodes.begin(), nodes.end());
+      std::string list;
+      for (const std::string& n : nodes)
+        list += (list.empty() ? "" : ",") + n;
+      event(pod, true, "FilteringFailed",
+            std::to_string(nodes.size()) + " nodes " + code + "(" + list + ")");
+    }
+    event(pod, true, "FilteringFailed",
+          "no available node, " + std::to_string(candidates.size()) + " nodes do not meet");
+    return out;
+  }
+
+  // Best first: the highest score, earlier candidates winning ties.
+  std::vector<Fitting> ranked = fitting;
+  std::stable_sort(ranked.begin(), ranked.end(),
+                   [](const Fitting& a, const Fitting& b) { return a.score > b.score; });
+  const auto success_message = [&](const std::string& target) {
+    std::string scores;
+    for (const Fitting& f : fitting) {
+      scores +=
+          (scores.empty() ? "" : ",") + candidates[f.index].name + ":" + format_score(f.score);
+    }
+    return "find fit node(" + target + "), " + std::to_string(candidates.size() - fitting.size()) +
+           " nodes not fit, " + std::to_string(fitting.size()) + " nodes fit(" + scores + ")";
+  };
+
+  if (options_.allocate_at == AllocateAt::Bind) {
+    for (const Fitting& f : fitting)
+      out.fit.push_back(f.index);
+    event(pod, false, "FilteringSucceed", success_message(candidates[ranked.front().index].name));
+    return out;
+  }
+
+  // allocateAt: filter — reserve on the best node that still fits against
+  // live usage, then write the allocation.
+  for (const Fitting& f : ranked) {
+    const std::string& node = candidates[f.index].name;
+    std::string reason;
+    const auto reservation = reserve(*ctx, node, reason);
+    if (!reservation) {
+      out.failed[node] = reason;
+      continue;
+    }
+    cluster::PodMetadataPatch patch;
+    try {
+      patch.annotations = allocation_annotations(devices_, reservation->allocations);
+    } catch (const host::PluginCallError& e) {
+      release(ctx->key);
+      out.error = e.what();
+      event(pod, true, "FilteringFailed", out.error);
+      return out;
+    }
+    patch.annotations.push_back({std::string(kAssignedNodeAnnotation), node});
+    patch.annotations.push_back({std::string(kAssignedTimeAnnotation), std::to_string(now())});
+    patch.labels.push_back({std::string(kAssignedNodeAnnotation), node});
+    try {
+      cluster_.patch_pod_metadata(ctx->namespace_, ctx->name, patch,
+                                  pod.uid.len > 0 ? std::optional(sv(pod.uid)) : std::nullopt);
+    } catch (const cluster::ClusterError& e) {
+      release(ctx->key);
+      out.error = e.what();
+      event(pod, true, "FilteringFailed", out.error);
+      return out;
+    }
+    out.fit.push_back(f.index);
+    event(pod, false, "FilteringSucceed", success_message(node));
+    return out;
+  }
+  event(pod, true, "FilteringFailed",
+        "no available node, " + std::to_string(candidates.size()) + " nodes do not meet");
+  return out;
+}
+
+std::optional<Scheduler::Reservation> Scheduler::reserve(const PodContext& ctx,
+                                                         std::string_view node,
+                                                         std::string& reason) {
+  auto txn = ledger_.write();
+  const NodeEntry* entry = txn->node(node);
+  if (entry == nullptr || !entry->devices || !entry->devices->registered()) {
+    reason = std::string(kNodeUnregistered);
+    return std::nullopt;
+  }
+  const PodCharge* own = txn->pod(ctx.key);
+  NodeUse usage = entry->use;
+  if (own != nullptr && own->node == node)
+    subtract_charge(*entry->devices, usage, *own);
+  const auto quota = quota_context(*txn, devices_, ctx.namespace_, own);
+  PodFitInput input;
+  input.pod = ctx.pod;
+  input.requests = &ctx.requests;
+  input.plugins = devices_;
+  input.weights = ctx.weights;
+  input.device_policy = ctx.device_policy.text;
+  input.device_plugin = ctx.device_policy.plugin;
+  input.quota = quota ? &*quota : nullptr;
+  NodeFit fit;
+  try {
+    fit = fit_node(input, *entry->devices, entry->healthy, usage);
+  } catch (const host::PluginCallError& e) {
+    reason = e.what();
+    return std::nullopt;
+  }
+  if (!fit.fits) {
+    reason = std::move(fit.reason);
+    return std::nullopt;
+  }
+  Reservation r;
+  r.allocations = allocations_from_fit(fit, ctx.requests);
+  PodCharge charge;
+  charge.uid = ctx.key;
+  charge.namespace_ = ctx.namespace_;
+  charge.name = ctx.name;
+  charge.node = std::string(node);
+  charge.devices = collapse(r.allocations, ctx.requests.init_count, false);
+  charge.reservation = true;
+  txn->put_pod(std::move(charge));
+  return r;
+}
+
+void Scheduler::release(std::string_view key) {
+  if (key.empty())
+    return;
+  auto txn = ledger_.write();
+  txn->remove_pod(key);
+}
+
+std::vector<HostScore> Scheduler::prioritize(const k8s::PodModel& pod,
+                                             std::span<const std::string> node_names) {
+  std::vector<HostScore> out;
+  out.reserve(node_names.size());
+  for (const std::string& name : node_names)
+    out.push_back({name, 0});
+  const hami_pod_view& view = pod.view();
+  PodRequests requests;
+  try {
+    requests = collect_requests(devices_, view);
+  } catch (const host::PluginCallError&) {
+    return out;
+  }
+  if (!requests.any)
+    return out;
+  const PolicyChoice policy = policies_.node_policy(view);
+  if (policy.plugin == nullptr)
+    return out;
+  const std::string key = pod_key(view);
+  const auto snapshot = ledger_.read();
+  const PodCharge* own = snapshot->pod(key);
+  for (HostScore& h : out) {
+    const NodeEntry* entry = snapshot->node(h.host);
+    if (entry == nullptr || !entry->devices)
+      continue;
+    NodeUse usage = entry->use;
+    if (own != nullptr && own->node == h.host)
+      subtract_charge(*entry->devices, usage, *own);
+    try {
+      const double score = policy.plugin->score_node(
+          policy.text, view, summarize_usage(*entry->devices, entry->healthy, usage));
+      h.score = std::clamp<int64_t>(std::llround(score / 10.0), 0, 10);
+    } catch (const host::PluginCallError&) {
+      h.score = 0;
+    }
+  }
+  return out;
+}
+
+std::string Scheduler::bind(std::string_view namespace_, std::string_view name,
+                            std::string_view uid, std::string_view node) {
+  const auto pod = cluster_.pod(namespace_, name);
+  if (!pod) {
+    release(uid.empty() ? std::string(namespace_) + "/" + std::string(name) : std::string(uid));
+    return "pod \"" + std::string(name) + "\" not found";
+  }
+  if (!uid.empty() && pod->uid != uid) {
+    return "Precondition failed: UID in precondition: " + std::string(uid) +
+           ", UID in object meta: " + pod->uid;
+  }
+  const std::string key = pod->uid;
+  if (!cluster_.node(node)) {
+    event(*pod, true, "BindingFailed", "failed to get node " + std::string(node));
+    release(key);
+    return "node \"" + std::string(node) + "\" not found";
+  }
+  const hami_pod_view& view = pod->model->view();
+  std::string error;
+  const auto ctx = pod_context(view, error);
+  if (!ctx) {
+    event(*pod, true, "BindingFailed", error);
+    release(key);
+    return error;
+  }
+
+  const auto succeed = [&] {
+    event(*pod, false, "BindingSucceed",
+          "Successfully binding node [" + std::string(node) + "] to " + std::string(namespace_) +
+              "/" + std::string(name));
+    return std::string();
+  };
+  if (!ctx->requests.any) {
+    try {
+      cluster_.bind(namespace_, name, key, node);
+    } catch (const cluster::ClusterError& e) {
+      event(*pod, true, "BindingFailed", e.what());
+      return e.what();
+    }
+    return succeed();
+  }
+
+  bool locked = false;
+  // In filter mode the allocation was written by filter; in bind mode it is
+  // written below. Either way a failed bind removes it.
+  bool allocation_written = options_.allocate_at == AllocateAt::Filter;
+  const auto fail = [&](std::string message) {
+    if (locked) {
+      try {
+        locker_.release(node, namespace_, name);
+      } catch (const std::exception& e) {
+        if (options_.logger)
+          options_.logger->warn("node lock release failed",
+                                {{"node", std::string(node)}, {"error", e.what()}});
+      }
+    }
+    release(key);
+    if (allocation_written) {
+      try {
+        cluster_.patch_pod_metadata(namespace_, name, allocation_removal(devices_), key);
+      } catch (const cluster::ClusterError& e) {
+        if (options_.logger)
+          options_.logger->warn("allocation annotation removal failed",
+                                {{"pod", key}, {"error", e.what()}});
+      }
+    }
+    event(*pod, true, "BindingFailed", message);
+    return message;
+  };
+
+  // The lock is taken for every pod with a managed request, init-only GPU
+  // pods included (HAMi bug 7.7#5 skipped them).
+  try {
+    locker_.lock(node, namespace_, name);
+    locked = true;
+  } catch (const cluster::NodeLockError& e) {
+    return fail(e.what());
+  } catch (const cluster::ClusterError& e) {
+    return fail(e.what());
+  }
+
+  cluster::PodMetadataPatch patch;
+  const std::string stamp = std::to_string(now());
+  if (options_.allocate_at == AllocateAt::Bind) {
+    std::string reason;
+    const auto reservation = reserve(*ctx, node, reason);
+    if (!reservation) {
+      return fail("pod " + std::string(namespace_) + "/" + std::string(name) +
+                  " does not fit on node " + std::string(node) + ": " + reason);
+    }
+    try {
+      patch.annotations = allocation_annotations(devices_, reservation->allocations);
+    } catch (const host::PluginCallError& e) {
+      return fail(e.what());
+    }
+    patch.annotations.push_back({std::string(kAssignedNodeAnnotation), std::string(node)});
+    patch.annotations.push_back({std::string(kAssignedTimeAnnotation), stamp});
+    patch.labels.push_back({std::string(kAssignedNodeAnnotation), std::string(node)});
+  }
+  patch.annotations.push_back({std::string(kBindPhaseAnnotation), "allocating"});
+  patch.annotations.push_back({std::string(kBindTimeAnnotation), stamp});
+  try {
+    cluster_.patch_pod_metadata(namespace_, name, patch, key);
+    allocation_written = true;
+    cluster_.bind(namespace_, name, key, node);
+  } catch (const cluster::ClusterError& e) {
+    return fail(e.what());
+  }
+  return succeed();
+}
+
+void Scheduler::check_node_health() {
+  const auto nodes = cluster_.nodes();
+  for (const auto& node : nodes) {
+    std::shared_ptr<const NodeDevices> devices;
+    std::vector<bool> healthy;
+    {
+      const auto snapshot = ledger_.read();
+      if (const NodeEntry* entry = snapshot->node(node->name())) {
+        devices = entry->devices;
+        healthy = entry->healthy;
+      }
+    }
+    // Only vendors registered on the node are checked: HAMi stamped the
+    // handshake on every node, GPU or not (bug 7.7#10).
+    if (!devices)
+      continue;
+    for (uint32_t v = 0; v < devices_.size(); ++v) {
+      if (v >= devices->vendors().size() || !devices->vendors()[v].registered)
+        continue;
+      try {
+        const host::HealthResult health = devices_[v].node_health(node->view(), now());
+        std::vector<cluster::MetadataWrite> writes;
+        for (const auto& w : health.writes)
+          writes.push_back({w.key, w.value});
+        const bool was_healthy = v >= healthy.size() || healthy[v];
+        if (!health.healthy && was_healthy) {
+          for (const auto& w : devices_[v].node_cleanup(node->view())) {
+            writes.push_back({w.key, w.value});
+          }
+        }
+        {
+          auto txn = ledger_.write();
+          txn->set_health(node->name(), v, health.healthy);
+        }
+        if (!writes.empty()) {
+          cluster_.patch_node_annotations(node->name(), writes, std::nullopt);
+        }
+      } catch (const std::exception& e) {
+        if (options_.logger) {
+          options_.logger->warn("node health check failed", {{"node", std::string(node->name())},
+                                                             {"plugin", devices_[v].name()},
+                                                             {"error", e.what()}});
+        }
+      }
+    }
+  }
+}
+
+// ---- cluster feed ----------------------------------------------------------
+
+void Scheduler::node_upserted(const std::shared_ptr<const k8s::NodeModel>& node) {
+  std::shared_ptr<const NodeDevices> previous;
+  {
+    const auto snapshot = ledger_.read();
+    if (const NodeEntry* entry = snapshot->node(node->name()))
+      previous = entry->devices;
+  }
+  if (previous && previous->source_fingerprint() == NodeDevices::fingerprint(*node))
+    return;
+  std::shared_ptr<const NodeDevices> devices;
+  try {
+    devices = NodeDevices::decode(devices_, *node, previous.get());
+  } catch (const std::exception& e) {
+    if (options_.logger) {
+      options_.logger->warn("node devices not decoded",
+                            {{"node", std::string(node->name())}, {"error", e.what()}});
+    }
+    return;
+  }
+  auto txn = ledger_.write();
+  txn->set_node_devices(std::move(devices));
+}
+
+void Scheduler::node_deleted(std::string_view name) {
+  auto txn = ledger_.write();
+  txn->remove_node(name);
+}
+
+void Scheduler::pod_upserted(const std::shared_ptr<const cluster::PodRecord>& pod) {
+  if (pod->phase == "Succeeded" || pod->phase == "Failed") {
+    auto txn = ledger_.write();
+    txn->remove_pod(pod->uid);
+    return;
+  }
+  std::string error;
+  const auto allocations = allocations_from_pod(devices_, *pod, error);
+  if (!error.empty() && options_.logger) {
+    options_.logger->warn("pod allocation not decoded",
+                          {{"pod", pod->namespace_ + "/" + pod->name}, {"error", error}});
+  }
+  auto txn = ledger_.write();
+  const PodCharge* existing = txn->pod(pod->uid);
+  if (!allocations) {
+    // A reservation in flight is not undone by an update that predates
+    // its annotations.
+    if (existing != nullptr && !existing->reservation)
+      txn->remove_pod(pod->uid);
+    return;
+  }
+  // Once shrunk to its app containers a pod never grows back (HAMi 7.2).
+  const bool shrunk = pod->init_containers_succeeded || (existing != nullptr && existing->shrunk);
+  PodCharge charge;
+  charge.uid = pod->uid;
+  charge.namespace_ = pod->namespace_;
+  charge.name = pod->name;
+  charge.node = std::string(*pod->annotation(kAssignedNodeAnnotation));
+  charge.devices = collapse(*allocations, pod->model->view().init_count, shrunk);
+  charge.shrunk = shrunk;
+  txn->put_pod(std::move(charge));
+}
+
+void Scheduler::pod_deleted(const std::shared_ptr<const cluster::PodRecord>& pod) {
+  auto txn = ledger_.write();
+  txn->remove_pod(pod->uid);
+}
+
+void Scheduler::quotas_changed() {
+  auto limits = quota_limits(cluster_.quotas(), devices_);
+  auto txn = ledger_.write();
+  txn->set_quota_limits(std::move(limits));
+}
+
+}  // namespace hami::scheduling

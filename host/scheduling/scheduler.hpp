@@ -1,0 +1,144 @@
+// Scheduler: the extender's decisions — filter, prioritize, bind — over the
+// usage ledger, the device plugins and the scheduling policy plugins, with
+// the cluster state as the source of truth and the place writes go.
+//
+// Allocation modes (config scheduler.allocateAt):
+//   bind   (default) filter returns every node the pod fits on, with a
+//          reason per rejected node; prioritize scores them 0..10 by the
+//          node policy; bind takes the node lock, re-fits the pod on the
+//          chosen node against live usage, reserves, writes the allocation
+//          annotations and creates the Binding.
+//   filter (HAMi-compatible) filter picks the single best node, reserves
+//          and writes the allocation annotations; bind locks and binds.
+// Any bind failure releases the node lock and the reservation, and removes
+// the allocation annotations (HAMi bug 7.7#11 kept the reservation).
+//
+// The ledger follows the cluster state's change feed: node inventories are
+// decoded when a node's annotations change, pod charges come from the
+// pods' allocation annotations (HAMi's init-container collapse and shrink).
+//
+// Threading: filter, prioritize and bind may run concurrently from many
+// threads; the ledger never hands the same room on a device to two pods.
+#pragma once
+
+#include <cstdint>
+#include <functional>
+#include <map>
+#include <memory>
+#include <optional>
+#include <span>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "cluster/cluster_state.hpp"
+#include "cluster/node_lock.hpp"
+#include "k8s/node.hpp"
+#include "k8s/pod.hpp"
+#include "plugins/device_plugin_handle.hpp"
+#include "plugins/scheduling_plugin_handle.hpp"
+#include "scheduling/policy_choice.hpp"
+#include "scheduling/usage_ledger.hpp"
+
+namespace hami::log {
+class Logger;
+}
+
+namespace hami::scheduling {
+
+enum class AllocateAt { Bind, Filter };
+
+// "bind" / "filter"; nullopt otherwise.
+std::optional<AllocateAt> parse_allocate_at(std::string_view text);
+
+struct SchedulerOptions {
+  std::string scheduler_name = "hami-scheduler";  // event source component
+  std::string node_policy = "binpack";
+  std::string gpu_policy = "spread";
+  AllocateAt allocate_at = AllocateAt::Bind;
+  std::function<int64_t()> clock;  // Unix seconds; empty = system clock
+  cluster::NodeLockOptions node_lock;
+  const log::Logger* logger = nullptr;  // optional; must outlive the scheduler
+  // Check node health (handshake annotations) once at construction.
+  bool initial_health_check = true;
+};
+
+struct FilterOutcome {
+  bool passthrough = false;                         // no managed resource: echo the candidates
+  std::vector<size_t> fit;                          // positions of fitting candidates, input order
+  std::map<std::string, std::string> failed;        // node → reason
+  std::map<std::string, std::string> unresolvable;  // node → reason
+  std::string error;                                // the whole call failed
+};
+
+struct HostScore {
+  std::string host;
+  int64_t score = 0;  // 0..10
+};
+
+class Scheduler final : private cluster::ClusterWatcher {
+ public:
+  // `devices`, `policies` and `cluster` must outlive the scheduler. Watches
+  // the cluster (replaying its contents) before returning.
+  Scheduler(cluster::ClusterState& cluster, std::span<const host::DevicePluginHandle> devices,
+            std::span<const host::SchedulingPluginHandle> policies, SchedulerOptions options);
+  ~Scheduler() override;
+  Scheduler(const Scheduler&) = delete;
+  Scheduler& operator=(const Scheduler&) = delete;
+
+  // NodeNames mode (nodeCacheCapable): nodes come from the cluster state.
+  FilterOutcome filter(const k8s::PodModel& pod, std::span<const std::string> node_names);
+  // Full Nodes mode: devices are read from the given Node objects (reusing
+  // the cached decode when their annotations match), usage from the ledger.
+  FilterOutcome filter(const k8s::PodModel& pod, std::span<const k8s::NodeModel* const> nodes);
+
+  // Node policy scores 0..10 for the given nodes (unknown nodes score 0).
+  std::vector<HostScore> prioritize(const k8s::PodModel& pod,
+                                    std::span<const std::string> node_names);
+
+  // Binds; returns "" on success, else the error text for
+  // ExtenderBindingResult.Error.
+  std::string bind(std::string_view namespace_, std::string_view name, std::string_view uid,
+                   std::string_view node);
+
+  // One registration/health pass over every node (HAMi's 15 s loop): runs
+  // each vendor's node_health, writes the annotations it asks for, marks
+  // unhealthy vendors and runs their cleanup.
+  void check_node_health();
+
+  const UsageLedger& ledger() const { return ledger_; }
+  AllocateAt allocate_at() const { return options_.allocate_at; }
+  const SchedulerOptions& options() const { return options_; }
+
+ private:
+  struct Candidate;
+  struct PodContext;
+  struct Reservation;
+
+  // ClusterWatcher
+  void node_upserted(const std::shared_ptr<const k8s::NodeModel>& node) override;
+  void node_deleted(std::string_view name) override;
+  void pod_upserted(const std::shared_ptr<const cluster::PodRecord>& pod) override;
+  void pod_deleted(const std::shared_ptr<const cluster::PodRecord>& pod) override;
+  void quotas_changed() override;
+
+  int64_t now() const;
+  std::string pod_key(const hami_pod_view& pod) const;
+  std::optional<PodContext> pod_context(const hami_pod_view& pod, std::string& error) const;
+  FilterOutcome run_filter(const hami_pod_view& pod, std::vector<Candidate>& candidates);
+  std::optional<Reservation> reserve(const PodContext& ctx, std::string_view node,
+                                     std::string& reason);
+  void release(std::string_view key);
+  void event(const hami_pod_view& pod, bool warning, std::string_view reason, std::string message);
+  void event(const cluster::PodRecord& pod, bool warning, std::string_view reason,
+             std::string message);
+
+  cluster::ClusterState& cluster_;
+  std::span<const host::DevicePluginHandle> devices_;
+  PolicyCatalog policies_;
+  SchedulerOptions options_;
+  UsageLedger ledger_;
+  cluster::NodeLocker locker_;
+};
+
+}  // namespace hami::scheduling
