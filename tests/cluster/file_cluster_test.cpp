@@ -250,7 +250,7 @@ TEST(FileCluster, WatchReplaysThenReportsWritesInOrder) {
 TEST(FileCluster, EventsAreKeptUpToCapacity) {
   FileClusterState state;
   for (size_t i = 0; i < FileClusterState::kEventCapacity + 5; ++i) {
-    state.record_event({"Pod", "ns", "p" + std::to_string(i), "", "Normal", "R", "m"});
+    state.record_event({"Pod", "ns", "p" + std::to_string(i), "", "Normal", "R", "m", "test"});
   }
   const auto events = state.events();
   ASSERT_EQ(events.size(), FileClusterState::kEventCapacity);
