@@ -113,7 +113,7 @@ TEST(AllocationAnnotation, MalformedValuesAreInvalidArgument) {
   for (const char* bad : {"GPU-a,NVIDIA,1000:;", "GPU-a,NVIDIA:;", "GPU-a,NVIDIA,lots,10:;",
                           "GPU-a,NVIDIA,1000,ten:;", "GPU-a,NVIDIA,1000,99999999999:;"}) {
     try {
-      dut.plugin().decode_allocation(bad);
+      static_cast<void>(dut.plugin().decode_allocation(bad));
       ADD_FAILURE() << "accepted " << bad;
     } catch (const CallError& e) {
       EXPECT_EQ(e.status(), HAMI_INVALID_ARGUMENT) << bad;
@@ -127,14 +127,16 @@ TEST(AllocationAnnotation, SeparatorsInIdsOrTypesCannotBeEncoded) {
   Allocation a;
   for (const char* id : {"GPU,a", "GPU:a", "GPU;a"}) {
     try {
-      dut.plugin().encode_allocation(a.build({{{id, "NVIDIA", 1, 1}}}));
+      static_cast<void>(dut.plugin().encode_allocation(a.build({{{id, "NVIDIA", 1, 1}}})));
       ADD_FAILURE() << "encoded " << id;
     } catch (const CallError& e) {
       EXPECT_EQ(e.status(), HAMI_INVALID_ARGUMENT);
       EXPECT_NE(std::string(e.what()).find("contains a separator"), std::string::npos);
     }
   }
-  EXPECT_THROW(dut.plugin().encode_allocation(a.build({{{"GPU-a", "A;B", 1, 1}}})), CallError);
+  EXPECT_THROW(
+      static_cast<void>(dut.plugin().encode_allocation(a.build({{{"GPU-a", "A;B", 1, 1}}}))),
+      CallError);
 }
 
 // HAMi 7.7#1 / issue #2899: on nodes that register model names, HAMi drops

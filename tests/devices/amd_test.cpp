@@ -104,13 +104,15 @@ TEST(AmdRequests, OutOfRangeValuesAreErrors) {
     limits.emplace_back(res, value);
     PodFixture pod;
     pod.container({"c1", false, limits, {}, {}});
-    try {
-      dut.plugin().container_request(pod.view(), 0);
-      ADD_FAILURE() << res << "=" << value;
-    } catch (const CallError& e) {
-      EXPECT_EQ(e.status(), HAMI_INVALID_ARGUMENT) << res << "=" << value;
-    }
+    const RequestResult r = dut.plugin().container_request(pod.view(), 0);
+    EXPECT_EQ(r.request.count, 0) << res << "=" << value;
+    EXPECT_FALSE(r.warning.empty()) << res << "=" << value;
   }
+  PodFixture pod;
+  pod.container({"c1", false, {{"amd.com/gpu", "1"}, {"amd.com/gpumem", "16Gi"}}, {}, {}});
+  EXPECT_EQ(dut.plugin().container_request(pod.view(), 0).warning,
+            "invalid amd.com/gpumem value 16Gi in container c1: must be an integer number of MiB "
+            "between 0 and 2147483647");
 }
 
 TEST(AmdNode, DecodesRegistrationAndReportsMissingOne) {
@@ -131,7 +133,7 @@ TEST(AmdNode, DecodesRegistrationAndReportsMissingOne) {
 
   NodeFixture bare("node-2");
   try {
-    dut.plugin().decode_node(bare.view());
+    static_cast<void>(dut.plugin().decode_node(bare.view()));
     FAIL();
   } catch (const CallError& e) {
     EXPECT_EQ(e.status(), HAMI_NOT_FOUND);
@@ -140,7 +142,7 @@ TEST(AmdNode, DecodesRegistrationAndReportsMissingOne) {
   // AMD registrations are JSON only.
   NodeFixture legacy("node-3");
   legacy.annotation("hami.io/node-amd-register", "GPU-0,1,8192,100,amd,0,true:");
-  EXPECT_THROW(dut.plugin().decode_node(legacy.view()), CallError);
+  EXPECT_THROW(static_cast<void>(dut.plugin().decode_node(legacy.view())), CallError);
 }
 
 TEST(AmdNode, HealthFollowsCapacityAndCleanupDropsTheRegistration) {

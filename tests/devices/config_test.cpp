@@ -3,43 +3,40 @@
 #include <gtest/gtest.h>
 
 #include "device_under_test.hpp"
+#include "raw_device_plugin.hpp"
 
 namespace hami::testing {
 namespace {
 
-std::string s(hami_str v) {
-  return v.len == 0 ? std::string() : std::string(v.ptr, v.len);
-}
-
 TEST(DeviceConfig, NvidiaChartDefaults) {
   const DeviceUnderTest dut("nvidia");
-  const hami_device_description d = dut.plugin().describe();
-  EXPECT_EQ(s(d.vendor), "NVIDIA");
-  EXPECT_EQ(s(d.count_resource), "nvidia.com/gpu");
-  EXPECT_EQ(s(d.memory_resource), "nvidia.com/gpumem");
-  EXPECT_EQ(s(d.memory_percent_resource), "nvidia.com/gpumem-percentage");
-  EXPECT_EQ(s(d.cores_resource), "nvidia.com/gpucores");
-  EXPECT_EQ(s(d.priority_resource), "nvidia.com/priority");
-  EXPECT_EQ(s(d.register_annotation), "hami.io/node-nvidia-register");
-  EXPECT_EQ(s(d.handshake_annotation), "hami.io/node-handshake");
-  EXPECT_EQ(s(d.to_allocate_annotation), "hami.io/vgpu-devices-to-allocate");
-  EXPECT_EQ(s(d.allocated_annotation), "hami.io/vgpu-devices-allocated");
+  const DeviceDescription& d = dut.plugin().description();
+  EXPECT_EQ(d.vendor, "NVIDIA");
+  EXPECT_EQ(d.count_resource, "nvidia.com/gpu");
+  EXPECT_EQ(d.memory_resource, "nvidia.com/gpumem");
+  EXPECT_EQ(d.memory_percent_resource, "nvidia.com/gpumem-percentage");
+  EXPECT_EQ(d.cores_resource, "nvidia.com/gpucores");
+  EXPECT_EQ(d.priority_resource, "nvidia.com/priority");
+  EXPECT_EQ(d.register_annotation, "hami.io/node-nvidia-register");
+  EXPECT_EQ(d.handshake_annotation, "hami.io/node-handshake");
+  EXPECT_EQ(d.to_allocate_annotation, "hami.io/vgpu-devices-to-allocate");
+  EXPECT_EQ(d.allocated_annotation, "hami.io/vgpu-devices-allocated");
   EXPECT_EQ(d.memory_factor, 1);
 }
 
 TEST(DeviceConfig, AmdChartDefaults) {
   const DeviceUnderTest dut("amd");
-  const hami_device_description d = dut.plugin().describe();
-  EXPECT_EQ(s(d.vendor), "AMD");
-  EXPECT_EQ(s(d.count_resource), "amd.com/gpu");
-  EXPECT_EQ(s(d.memory_resource), "amd.com/gpumem");
-  EXPECT_EQ(s(d.memory_percent_resource), "");
-  EXPECT_EQ(s(d.cores_resource), "amd.com/gpucores");
-  EXPECT_EQ(s(d.priority_resource), "");
-  EXPECT_EQ(s(d.register_annotation), "hami.io/node-amd-register");
-  EXPECT_EQ(s(d.handshake_annotation), "");
-  EXPECT_EQ(s(d.to_allocate_annotation), "hami.io/amd-devices-to-allocate");
-  EXPECT_EQ(s(d.allocated_annotation), "hami.io/amd-devices-allocated");
+  const DeviceDescription& d = dut.plugin().description();
+  EXPECT_EQ(d.vendor, "AMD");
+  EXPECT_EQ(d.count_resource, "amd.com/gpu");
+  EXPECT_EQ(d.memory_resource, "amd.com/gpumem");
+  EXPECT_EQ(d.memory_percent_resource, "");
+  EXPECT_EQ(d.cores_resource, "amd.com/gpucores");
+  EXPECT_EQ(d.priority_resource, "");
+  EXPECT_EQ(d.register_annotation, "hami.io/node-amd-register");
+  EXPECT_EQ(d.handshake_annotation, "");
+  EXPECT_EQ(d.to_allocate_annotation, "hami.io/amd-devices-to-allocate");
+  EXPECT_EQ(d.allocated_annotation, "hami.io/amd-devices-allocated");
   EXPECT_EQ(d.memory_factor, 1);
 }
 
@@ -57,23 +54,23 @@ TEST(DeviceConfig, HamiChartSectionIsAccepted) {
     "migProfileAllowlist": [{"models": ["A30"], "profiles": ["1g.6gb", "2g.12gb", "4g.24gb"]}],
     "nodeconfig": [{"name": "nodeA", "operatingmode": "hami-core"}]
   })");
-  EXPECT_EQ(s(dut.plugin().describe().count_resource), "nvidia.com/gpu");
+  EXPECT_EQ(dut.plugin().description().count_resource, "nvidia.com/gpu");
 }
 
 TEST(DeviceConfig, NullKeepsTheDefault) {
   const DeviceUnderTest dut("nvidia", R"({"resourceCountName": null, "defaultGPUNum": null})");
-  EXPECT_EQ(s(dut.plugin().describe().count_resource), "nvidia.com/gpu");
+  EXPECT_EQ(dut.plugin().description().count_resource, "nvidia.com/gpu");
 }
 
 TEST(DeviceConfig, CustomNames) {
   const DeviceUnderTest dut(
       "amd", R"({"resourceCountName": "amd.com/vgpu", "resourceMemoryName": "amd.com/vram"})");
-  EXPECT_EQ(s(dut.plugin().describe().count_resource), "amd.com/vgpu");
-  EXPECT_EQ(s(dut.plugin().describe().memory_resource), "amd.com/vram");
+  EXPECT_EQ(dut.plugin().description().count_resource, "amd.com/vgpu");
+  EXPECT_EQ(dut.plugin().description().memory_resource, "amd.com/vram");
 }
 
-TEST(DeviceConfig, BadSectionsAreRejectedWithThePlace) {
-  const std::vector<std::tuple<std::string, std::string, std::string>> cases = {
+const std::vector<std::tuple<std::string, std::string, std::string>>& bad_sections() {
+  static const std::vector<std::tuple<std::string, std::string, std::string>> cases = {
       {"nvidia", R"({"defaultGPUNum": "one"})", "config /defaultGPUNum violates schema rule"},
       {"nvidia", R"({"defaultGPUNum": -1})", "config /defaultGPUNum violates schema rule"},
       {"nvidia", R"({"defaultCores": 101})", "config /defaultCores violates schema rule 'maximum'"},
@@ -89,11 +86,30 @@ TEST(DeviceConfig, BadSectionsAreRejectedWithThePlace) {
       {"amd", R"({"resourceCountName": 7})",
        "config /resourceCountName violates schema rule 'type'"},
   };
-  for (const auto& [plugin, config, message] : cases) {
+  return cases;
+}
+
+// The host validates the section against the plugin's schema before create.
+TEST(DeviceConfig, HostRejectsBadSections) {
+  for (const auto& [plugin, config, message] : bad_sections()) {
     try {
       DeviceUnderTest dut(plugin, config);
       ADD_FAILURE() << "accepted " << config;
-    } catch (const CallError& e) {
+    } catch (const host::PluginLoadError& e) {
+      EXPECT_EQ(e.kind(), host::PluginErrorKind::ConfigRejected) << config << " → " << e.what();
+    }
+  }
+}
+
+// The plugin validates again in create(), so a host that skips validation
+// still gets a precise INVALID_ARGUMENT instead of a misconfigured instance.
+TEST(DeviceConfig, CreateRejectsBadSectionsWithThePlace) {
+  for (const auto& [plugin, config, message] : bad_sections()) {
+    const RawLibrary library(DeviceUnderTest::plugin_dir() + "/" + plugin + ".so");
+    try {
+      RawInstance instance(library, config);
+      ADD_FAILURE() << "accepted " << config;
+    } catch (const RawCallError& e) {
       EXPECT_EQ(e.status(), HAMI_INVALID_ARGUMENT) << config;
       EXPECT_NE(std::string(e.what()).find(message), std::string::npos)
           << config << " → " << e.what();

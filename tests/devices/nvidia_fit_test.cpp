@@ -14,6 +14,7 @@
 
 #include "device_under_test.hpp"
 #include "k8s_views.hpp"
+#include "raw_device_plugin.hpp"
 
 namespace hami::testing {
 namespace {
@@ -489,20 +490,25 @@ TEST_F(NvidiaFit, NoRequestFitsWithoutPicks) {
   EXPECT_EQ(o.result.picks_len, 0u);
 }
 
+// The host never offers fewer pick slots than the request count; a caller of
+// the raw ABI that does gets INVALID_ARGUMENT, not a buffer overrun.
 TEST_F(NvidiaFit, TooFewPickSlotsIsAnInputError) {
+  const RawLibrary library(DeviceUnderTest::plugin_dir() + "/nvidia.so");
+  const RawInstance instance(library, "{}");
   FitFixture f({card("a", 8192), card("b", 8192)});
   PodFixture pod;
   pod.container({});
   const hami_fit_input in = f.input(pod.view(), make_request(2, 100, 0, 10));
-  std::vector<hami_fit_pick> one(1);
-  try {
-    dut_.plugin().fit(in, one);
-    FAIL();
-  } catch (const CallError& e) {
-    EXPECT_EQ(e.status(), HAMI_INVALID_ARGUMENT);
-    EXPECT_EQ(std::string(e.what()),
-              "nvidia.fit: fit: picks_cap 1 is smaller than the request count 2");
-  }
+  hami_fit_pick one[1] = {};
+  hami_fit_output out{};
+  out.struct_size = sizeof out;
+  out.picks = one;
+  out.picks_cap = 1;
+  char buf[256] = {};
+  EXPECT_EQ(instance.vtable().fit(instance.get(), &in, &out, hami_errbuf{buf, sizeof buf}),
+            HAMI_INVALID_ARGUMENT);
+  EXPECT_STREQ(buf, "fit: picks_cap 1 is smaller than the request count 2");
+  EXPECT_EQ(out.picks_len, 0u);
 }
 
 }  // namespace

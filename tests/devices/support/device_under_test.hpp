@@ -1,31 +1,45 @@
-// The plugin a device test drives: loaded by name from the build's plugin
-// folder with a config document, exposed through the DevicePluginHandle
-// shape of interfaces §B.
+// The plugin a device test drives: nvidia.so or amd.so loaded from the
+// build's plugin folder through the host loader (hami_plugins) with a config
+// document, and called through its hami::host::DevicePluginHandle — the same
+// path the scheduler uses.
 #pragma once
 
-#include <memory>
 #include <string>
 
-#include "raw_handle.hpp"
+#include "plugins/device_plugin_handle.hpp"
+#include "plugins/host_services.hpp"
+#include "plugins/plugin_errors.hpp"
+#include "plugins/plugin_registry.hpp"
 
 namespace hami::testing {
 
-using CallError = RawCallError;
+using host::AllocDevice;
+using host::AnnotationWrite;
+using host::ContainerMutation;
+using host::DeviceDescription;
+using host::DeviceRecord;
+using host::FitResult;
+using host::HealthResult;
+using host::NodeInventory;
+using host::PodAllocation;
+using host::RequestResult;
+using CallError = host::PluginCallError;
 
 class DeviceUnderTest {
  public:
-  // `plugin`: "nvidia" or "amd". Throws when loading or create fails.
+  // `plugin`: "nvidia" or "amd". Throws host::PluginLoadError when loading
+  // or create fails (a config the schema rejects: ConfigRejected).
   explicit DeviceUnderTest(const std::string& plugin, const std::string& config_json = "{}");
-  ~DeviceUnderTest();
 
-  const RawHandle& plugin() const { return *handle_; }
+  const host::DevicePluginHandle& plugin() const { return *handle_; }
 
-  static std::string library_path(const std::string& plugin);
+  // The directory the build writes plugins to.
+  static std::string plugin_dir();
 
  private:
-  std::unique_ptr<RawLibrary> library_;
-  std::unique_ptr<RawInstance> instance_;
-  std::unique_ptr<RawHandle> handle_;
+  host::HostServices services_;  // outlives the registry
+  host::PluginRegistry registry_;
+  const host::DevicePluginHandle* handle_ = nullptr;
 };
 
 }  // namespace hami::testing
