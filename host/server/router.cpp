@@ -6,6 +6,7 @@
 #include <rapidjson/stringbuffer.h>
 #include <rapidjson/writer.h>
 
+#include <chrono>
 #include <istream>
 #include <ostream>
 #include <stdexcept>
@@ -40,7 +41,7 @@ Response error_response(int status, std::string_view message) {
   return r;
 }
 
-void send(Poco::Net::HTTPServerResponse& out, const Response& r, bool close, bool head) {
+int send(Poco::Net::HTTPServerResponse& out, const Response& r, bool close, bool head) {
   out.setStatusAndReason(static_cast<Poco::Net::HTTPResponse::HTTPStatus>(r.status));
   if (!r.content_type.empty())
     out.setContentType(r.content_type);
@@ -57,6 +58,7 @@ void send(Poco::Net::HTTPServerResponse& out, const Response& r, bool close, boo
   if (!head)
     body.write(r.body.data(), static_cast<std::streamsize>(r.body.size()));
   body.flush();
+  return r.status;
 }
 
 enum class BodyOutcome { ok, too_large, incomplete };
@@ -112,20 +114,34 @@ std::string Router::allowed_methods(std::string_view path) const {
 
 void Router::dispatch(Poco::Net::HTTPServerRequest& request,
                       Poco::Net::HTTPServerResponse& response, bool close_after) const {
+  const auto begin = std::chrono::steady_clock::now();
+  const int status = serve(request, response, close_after);
+  if (logger_ != nullptr && logger_->enabled(log::Level::debug)) {
+    const auto micros = std::chrono::duration_cast<std::chrono::microseconds>(
+                            std::chrono::steady_clock::now() - begin)
+                            .count();
+    logger_->debug("request", {{"method", request.getMethod()},
+                               {"path", std::string(path_of(request.getURI()))},
+                               {"status", std::to_string(status)},
+                               {"peer", request.clientAddress().toString()},
+                               {"micros", std::to_string(micros)}});
+  }
+}
+
+int Router::serve(Poco::Net::HTTPServerRequest& request, Poco::Net::HTTPServerResponse& response,
+                  bool close_after) const {
   const std::string path(path_of(request.getURI()));
   const std::string& method = request.getMethod();
   const bool head = method == Poco::Net::HTTPRequest::HTTP_HEAD;
   const auto by_path = routes_.find(path);
   if (by_path == routes_.end()) {
-    send(response, error_response(404, "not found: " + path), close_after, head);
-    return;
+    return send(response, error_response(404, "not found: " + path), close_after, head);
   }
   const auto by_method = by_path->second.find(method);
   if (by_method == by_path->second.end()) {
     Response r = error_response(405, "method " + method + " not allowed on " + path);
     r.headers.emplace_back("Allow", allowed_methods(path));
-    send(response, r, close_after, head);
-    return;
+    return send(response, r, close_after, head);
   }
   const Route& route = by_method->second;
 
@@ -133,11 +149,10 @@ void Router::dispatch(Poco::Net::HTTPServerRequest& request,
   // unread body makes the connection unusable, so it is closed.
   if (request.hasContentLength() && !request.getChunkedTransferEncoding() &&
       static_cast<std::size_t>(request.getContentLength64()) > route.body_limit) {
-    send(response,
-         error_response(413, "request body exceeds the limit of " +
-                                 std::to_string(route.body_limit) + " bytes"),
-         true, head);
-    return;
+    return send(response,
+                error_response(413, "request body exceeds the limit of " +
+                                        std::to_string(route.body_limit) + " bytes"),
+                true, head);
   }
 
   std::string body;
@@ -146,31 +161,26 @@ void Router::dispatch(Poco::Net::HTTPServerRequest& request,
       case BodyOutcome::ok:
         break;
       case BodyOutcome::too_large:
-        send(response,
-             error_response(413, "request body exceeds the limit of " +
-                                     std::to_string(route.body_limit) + " bytes"),
-             true, head);
-        return;
+        return send(response,
+                    error_response(413, "request body exceeds the limit of " +
+                                            std::to_string(route.body_limit) + " bytes"),
+                    true, head);
       case BodyOutcome::incomplete:
-        send(response, error_response(400, "request body ended early"), true, head);
-        return;
+        return send(response, error_response(400, "request body ended early"), true, head);
     }
   } catch (const Poco::TimeoutException&) {
-    send(response, error_response(408, "timed out reading the request body"), true, head);
-    return;
+    return send(response, error_response(408, "timed out reading the request body"), true, head);
   } catch (const Poco::Exception& e) {
     // Malformed chunking or a reset connection: nothing sensible to reuse.
     if (logger_ != nullptr) {
       logger_->debug("request body unreadable", {{"path", path}, {"error", e.displayText()}});
     }
-    send(response, error_response(400, "request body unreadable"), true, head);
-    return;
+    return send(response, error_response(400, "request body unreadable"), true, head);
   } catch (const std::exception& e) {
     if (logger_ != nullptr) {
       logger_->debug("request body unreadable", {{"path", path}, {"error", e.what()}});
     }
-    send(response, error_response(400, "request body unreadable"), true, head);
-    return;
+    return send(response, error_response(400, "request body unreadable"), true, head);
   }
 
   const Request req{.method = method,
@@ -193,7 +203,7 @@ void Router::dispatch(Poco::Net::HTTPServerRequest& request,
     }
     out = error_response(500, "internal error");
   }
-  send(response, out, close_after, head);
+  return send(response, out, close_after, head);
 }
 
 }  // namespace hami::server

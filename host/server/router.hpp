@@ -44,8 +44,8 @@ class Router {
   void add(std::string method, std::string path, std::size_t body_limit, Handler handler);
 
   // Serves one request: routes, reads the body, calls the handler, writes
-  // the response. `close_after` forces `Connection: close` (used while the
-  // server drains).
+  // the response, and logs it at debug level. `close_after` forces `Connection: close` (used while
+  // the server drains).
   void dispatch(Poco::Net::HTTPServerRequest& request, Poco::Net::HTTPServerResponse& response,
                 bool close_after) const;
 
@@ -54,6 +54,10 @@ class Router {
   std::string allowed_methods(std::string_view path) const;
 
  private:
+  // Serves one request and returns the status sent.
+  int serve(Poco::Net::HTTPServerRequest& request, Poco::Net::HTTPServerResponse& response,
+            bool close_after) const;
+
   struct Route {
     std::size_t body_limit;
     Handler handler;

@@ -1,0 +1,231 @@
+#include "app/scheduler_app.hpp"
+
+#include <Poco/Util/HelpFormatter.h>
+#include <Poco/Util/Option.h>
+#include <Poco/Util/OptionSet.h>
+#include <signal.h>
+
+#include <iostream>
+
+#include "app/plugin_specs.hpp"
+#include "app/scheduler_host.hpp"
+#include "app/version.hpp"
+#include "plugins/plugin_errors.hpp"
+#include "server/tls_context.hpp"
+
+namespace hami::app {
+namespace {
+
+constexpr int kExitOk = 0;
+constexpr int kExitFailure = 1;
+
+std::string tls_summary(const config::TlsConfig& tls) {
+  std::string out =
+      tls.self_signed ? "self-signed certificate generated at start"
+                      : "certificate " + tls.cert_file.string() + ", key " + tls.key_file.string();
+  if (!tls.client_ca_file.empty()) {
+    out += "; client certificates required (CA " + tls.client_ca_file.string() + ")";
+  }
+  return out;
+}
+
+// Blocks the termination signals in this thread before any other thread
+// exists, so every thread inherits the mask and only
+// waitForTerminationRequest() (sigwait) ever receives them.
+void block_termination_signals() {
+  sigset_t set;
+  sigemptyset(&set);
+  sigaddset(&set, SIGINT);
+  sigaddset(&set, SIGTERM);
+  sigaddset(&set, SIGQUIT);
+  pthread_sigmask(SIG_BLOCK, &set, nullptr);
+}
+
+}  // namespace
+
+SchedulerApp::SchedulerApp() {
+  setUnixOptions(true);
+}
+
+void SchedulerApp::defineOptions(Poco::Util::OptionSet& options) {
+  ServerApplication::defineOptions(options);
+  using Poco::Util::Option;
+  options.addOption(Option("config", "c", "host configuration file (YAML)")
+                        .required(false)
+                        .repeatable(false)
+                        .argument("FILE"));
+  options.addOption(Option("listen", "l", "listen address, overrides the config file")
+                        .required(false)
+                        .repeatable(false)
+                        .argument("ADDR:PORT"));
+  options.addOption(Option("plugin-dir", "p", "plugin directory, overrides the config file")
+                        .required(false)
+                        .repeatable(false)
+                        .argument("DIR"));
+  options.addOption(Option("check-config", "",
+                           "validate the config, load every plugin, print a summary, exit 0/1")
+                        .required(false)
+                        .repeatable(false));
+  options.addOption(
+      Option("list-plugins", "", "load the configured plugins and print name, kind, versions")
+          .required(false)
+          .repeatable(false));
+  options.addOption(Option("verbose", "v", "log at debug level").required(false).repeatable(true));
+  options.addOption(Option("version", "", "print the version and exit").required(false));
+  options.addOption(Option("help", "h", "print this help and exit").required(false));
+}
+
+void SchedulerApp::handleOption(const std::string& name, const std::string& value) {
+  ServerApplication::handleOption(name, value);
+  if (name == "config") {
+    config_file_ = value;
+  } else if (name == "listen") {
+    overrides_.listen = value;
+  } else if (name == "plugin-dir") {
+    overrides_.plugin_dir = value;
+  } else if (name == "check-config") {
+    mode_ = Mode::check_config;
+  } else if (name == "list-plugins") {
+    mode_ = Mode::list_plugins;
+  } else if (name == "verbose") {
+    verbose_ = true;
+  } else if (name == "version") {
+    mode_ = Mode::version;
+    stopOptionsProcessing();
+  } else if (name == "help") {
+    mode_ = Mode::help;
+    stopOptionsProcessing();
+  }
+}
+
+void SchedulerApp::print_help() const {
+  Poco::Util::HelpFormatter help(options());
+  help.setCommand("hami-scheduler");
+  help.setUsage(
+      "--config FILE [--listen ADDR:PORT] [--plugin-dir DIR] [-v] "
+      "[--check-config | --list-plugins]");
+  help.setHeader(
+      "GPU-sharing scheduler for Kubernetes (HAMi-compatible): an HTTPS host serving the "
+      "admission webhook and the kube-scheduler extender, with vendor and policy logic in "
+      "plugins.");
+  help.setFooter(
+      "Without --check-config or --list-plugins it serves until SIGTERM/SIGINT. "
+      "Every config key is documented in config/example.yaml.");
+  help.setUnixStyle(true);
+  help.format(std::cout);
+}
+
+std::optional<config::HostConfig> SchedulerApp::load_config() {
+  if (!config_file_) {
+    logger_.error("no config file", {{"error", "pass --config FILE (see --help)"}});
+    return std::nullopt;
+  }
+  try {
+    config::HostConfig config = config::load_config(*config_file_);
+    config::apply_overrides(config, overrides_);
+    logger_.set_level(verbose_ ? log::Level::debug : config.log.level);
+    logger_.set_format(config.log.format);
+    return config;
+  } catch (const config::ConfigError& e) {
+    logger_.error("invalid configuration", {{"error", e.what()}});
+    return std::nullopt;
+  }
+}
+
+int SchedulerApp::check_config(const config::HostConfig& config) {
+  try {
+    host::HostServices services;
+    attach_logger(services, logger_);
+    const host::PluginRegistry registry = load_plugins(config, services);
+    if (const std::string problem = check_policies(config.scheduler, registry); !problem.empty()) {
+      throw config::ConfigError(config.source.string() + ": " + problem);
+    }
+    const server::ServerTls tls = server::make_server_tls(config.tls);
+    std::cout << "config " << config.source.string() << ": OK\n"
+              << "listen: " << config.listen.text() << "\n"
+              << "tls: " << tls_summary(config.tls) << "\n"
+              << "plugins: " << registry.size() << " loaded from "
+              << config.plugins.directory.string() << "\n";
+    if (registry.size() > 0)
+      std::cout << plugin_table(registry);
+    std::cout << "scheduler: " << config.scheduler.name << " (node policy "
+              << config.scheduler.node_policy << ", gpu policy " << config.scheduler.gpu_policy
+              << ", allocate at "
+              << (config.scheduler.allocate_at == config::AllocateAt::bind ? "bind" : "filter")
+              << ")\n";
+    return kExitOk;
+  } catch (const std::exception& e) {
+    logger_.error("configuration check failed", {{"error", e.what()}});
+    std::cout << "config " << config.source.string() << ": FAILED: " << e.what() << "\n";
+    return kExitFailure;
+  }
+}
+
+int SchedulerApp::list_plugins(const config::HostConfig& config) {
+  try {
+    host::HostServices services;
+    attach_logger(services, logger_);
+    const host::PluginRegistry registry = load_plugins(config, services);
+    std::cout << plugin_table(registry);
+    return kExitOk;
+  } catch (const std::exception& e) {
+    logger_.error("plugin load failed", {{"error", e.what()}});
+    return kExitFailure;
+  }
+}
+
+int SchedulerApp::serve(const config::HostConfig& config) {
+  block_termination_signals();
+  logger_.info("starting", {{"version", std::string(kVersion)},
+                            {"config", config.source.string()},
+                            {"pid", std::to_string(::getpid())}});
+  std::unique_ptr<SchedulerHost> host;
+  try {
+    host = std::make_unique<SchedulerHost>(config, logger_);
+    host->start();
+  } catch (const std::exception& e) {
+    logger_.error("start failed", {{"error", e.what()}});
+    return kExitFailure;
+  }
+  const auto& tls = host->server().tls();
+  logger_.info("listening", {{"address", host->server().address()},
+                             {"url", "https://" + host->server().address()},
+                             {"tls", tls.self_signed ? "self-signed" : "files"},
+                             {"certificate_sha256", tls.certificate_sha256}});
+  waitForTerminationRequest();
+  const auto grace = std::chrono::seconds(config.server.shutdown_grace_seconds);
+  logger_.info("shutting down", {{"grace_seconds", std::to_string(grace.count())}});
+  const bool finished = host->shutdown(grace);
+  host.reset();
+  logger_.info("stopped", {{"in_flight_finished", finished ? "true" : "false"}});
+  return kExitOk;
+}
+
+int SchedulerApp::main(const std::vector<std::string>& args) {
+  if (mode_ == Mode::help) {
+    print_help();
+    return kExitOk;
+  }
+  if (mode_ == Mode::version) {
+    std::cout << "hami-scheduler " << kVersion << " (plugin ABI " << HAMI_ABI_MAJOR << "."
+              << HAMI_ABI_MINOR << ")\n";
+    return kExitOk;
+  }
+  if (!args.empty()) {
+    logger_.error("unexpected argument", {{"argument", args.front()}, {"error", "see --help"}});
+    return kExitFailure;
+  }
+  const auto config = load_config();
+  if (!config)
+    return kExitFailure;
+  switch (mode_) {
+    case Mode::check_config:
+      return check_config(*config);
+    case Mode::list_plugins:
+      return list_plugins(*config);
+    default:
+      return serve(*config);
+  }
+}
+
+}  // namespace hami::app

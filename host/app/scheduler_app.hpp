@@ -1,0 +1,52 @@
+// SchedulerApp: the hami-scheduler command line on Poco's ServerApplication.
+//
+//   hami-scheduler --config FILE [--listen ADDR:PORT] [--plugin-dir DIR] [-v]
+//       serve until SIGTERM/SIGINT, then drain and exit 0
+//   --check-config   validate the config, load every plugin, build the TLS
+//                    context, print a summary; exit 0 when all is well, 1 not
+//   --list-plugins   load the plugins and print name, kind, plugin version
+//                    and ABI version; exit 0/1
+//   --version, --help
+// Errors are logged (stderr, one line each) and give exit status 1.
+#pragma once
+
+#include <Poco/Util/ServerApplication.h>
+
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "config/config_loader.hpp"
+#include "config/host_config.hpp"
+#include "log/logger.hpp"
+
+namespace hami::app {
+
+class SchedulerApp : public Poco::Util::ServerApplication {
+ public:
+  SchedulerApp();
+
+ protected:
+  void defineOptions(Poco::Util::OptionSet& options) override;
+  void handleOption(const std::string& name, const std::string& value) override;
+  int main(const std::vector<std::string>& args) override;
+
+ private:
+  enum class Mode { serve, check_config, list_plugins, version, help };
+
+  // Loads the file, applies overrides and the log settings; nullopt after
+  // logging the error.
+  std::optional<config::HostConfig> load_config();
+  int check_config(const config::HostConfig& config);
+  int list_plugins(const config::HostConfig& config);
+  int serve(const config::HostConfig& config);
+  void print_help() const;
+
+  Mode mode_ = Mode::serve;
+  std::optional<std::string> config_file_;
+  config::Overrides overrides_;
+  bool verbose_ = false;
+  log::Logger logger_;
+};
+
+}  // namespace hami::app

@@ -1,0 +1,74 @@
+#include "app/scheduler_host.hpp"
+
+#include "admission/routes.hpp"
+#include "app/plugin_specs.hpp"
+#include "config/config_error.hpp"
+#include "hami/plugin.h"
+#include "server/health_routes.hpp"
+
+namespace hami::app {
+namespace {
+
+log::Level to_level(int32_t hami_level) {
+  switch (hami_level) {
+    case HAMI_LOG_DEBUG:
+      return log::Level::debug;
+    case HAMI_LOG_WARN:
+      return log::Level::warn;
+    case HAMI_LOG_ERROR:
+      return log::Level::error;
+    default:
+      return log::Level::info;
+  }
+}
+
+}  // namespace
+
+void attach_logger(host::HostServices& services, const log::Logger& logger) {
+  services.set_log_sink(
+      [&logger](int32_t level, std::string_view source, std::string_view message) {
+        logger.write(to_level(level), message, {{"plugin", std::string(source)}});
+      });
+}
+
+host::PluginRegistry load_plugins(const config::HostConfig& config, host::HostServices& services) {
+  return host::PluginRegistry::load(loader_options(config.plugins), plugin_specs(config.plugins),
+                                    services);
+}
+
+SchedulerHost::SchedulerHost(const config::HostConfig& config, const log::Logger& logger)
+    : logger_(logger) {
+  attach_logger(services_, logger_);
+  readiness_.add(kPluginsCondition, "loading");
+  registry_ = load_plugins(config, services_);
+  if (const std::string problem = check_policies(config.scheduler, registry_); !problem.empty()) {
+    throw config::ConfigError(config.source.string() + ": " + problem);
+  }
+  readiness_.set(kPluginsCondition, true, std::to_string(registry_.size()) + " loaded");
+
+  auto router = std::make_shared<server::Router>(&logger_);
+  server::register_health_routes(*router, readiness_);
+  if (const auto* policy = registry_.admission()) {
+    admission::AdmissionSettings settings;
+    settings.scheduler_name = config.scheduler.name;
+    // No cluster view yet: quota and namespace checks see an empty cluster.
+    admission_ = std::make_unique<admission::AdmissionService>(registry_.devices(), *policy,
+                                                               nullptr, settings, &logger_);
+    admission::register_admission_routes(*router, *admission_, config.server.webhook_body_limit);
+  }
+  server_ =
+      std::make_unique<server::HttpsServer>(std::move(router), server::make_server_tls(config.tls),
+                                            config.listen, config.server, logger_);
+}
+
+SchedulerHost::~SchedulerHost() = default;
+
+void SchedulerHost::start() {
+  server_->start();
+}
+
+bool SchedulerHost::shutdown(std::chrono::milliseconds grace) {
+  return server_->shutdown(grace);
+}
+
+}  // namespace hami::app

@@ -1,0 +1,178 @@
+// The hami-scheduler binary: --version, --help, --check-config and
+// --list-plugins exit codes and output, start-up failures.
+#include <gtest/gtest.h>
+#include <stdlib.h>
+
+#include <filesystem>
+#include <fstream>
+
+#include "child_process.hpp"
+
+namespace hami::test {
+namespace {
+
+const std::string kBinary = HAMI_SCHEDULER_BINARY;
+const std::string kPluginDir = HAMI_PLUGIN_DIR;
+const std::string kSourceDir = HAMI_SOURCE_DIR;
+
+class CommandLine : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    std::string tmpl = (std::filesystem::temp_directory_path() / "hami-app-XXXXXX").string();
+    ASSERT_NE(mkdtemp(tmpl.data()), nullptr);
+    dir = tmpl;
+  }
+  void TearDown() override {
+    std::error_code ec;
+    std::filesystem::remove_all(dir, ec);
+  }
+  std::string write(const std::string& name, const std::string& text) const {
+    std::ofstream(dir / name) << text;
+    return (dir / name).string();
+  }
+  std::filesystem::path dir;
+};
+
+TEST_F(CommandLine, Version) {
+  const auto r = run({kBinary, "--version"});
+  EXPECT_EQ(r.exit_code, 0);
+  EXPECT_EQ(r.out, std::string("hami-scheduler ") + HAMI_VERSION + " (plugin ABI 1.0)\n");
+}
+
+TEST_F(CommandLine, Help) {
+  const auto r = run({kBinary, "--help"});
+  EXPECT_EQ(r.exit_code, 0);
+  for (const char* option : {"--config=FILE", "--listen=ADDR:PORT", "--plugin-dir=DIR",
+                             "--check-config", "--list-plugins", "--version", "-v, --verbose"}) {
+    EXPECT_NE(r.out.find(option), std::string::npos) << option << "\n" << r.out;
+  }
+}
+
+TEST_F(CommandLine, CheckConfigOfDevYamlSucceeds) {
+  const auto r = run({kBinary, "--config", kSourceDir + "/config/dev.yaml", "--plugin-dir",
+                      kPluginDir, "--check-config"});
+  EXPECT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_NE(r.out.find("config " + kSourceDir + "/config/dev.yaml: OK\n"), std::string::npos)
+      << r.out;
+  EXPECT_NE(r.out.find("listen: 127.0.0.1:8443\n"), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("tls: self-signed certificate generated at start\n"), std::string::npos);
+  EXPECT_NE(r.out.find("plugins: 4 loaded from " + kPluginDir + "\n"), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("scheduler: hami-scheduler (node policy binpack, gpu policy spread, "
+                       "allocate at bind)\n"),
+            std::string::npos)
+      << r.out;
+}
+
+TEST_F(CommandLine, CheckConfigOfExampleYamlSucceeds) {
+  const auto r = run({kBinary, "--config", kSourceDir + "/config/example.yaml", "--plugin-dir",
+                      kPluginDir, "--check-config"});
+  EXPECT_EQ(r.exit_code, 0) << r.err << r.out;
+}
+
+TEST_F(CommandLine, CheckConfigFailsOnAConfigError) {
+  const auto cfg = write("bad.yaml", "tls:\n  selfSigned: true\nserver:\n  maxThreads: abc\n");
+  const auto r = run({kBinary, "--config", cfg, "--check-config"});
+  EXPECT_EQ(r.exit_code, 1);
+  EXPECT_NE(r.err.find("error msg=\"invalid configuration\" error=\"" + cfg +
+                       ": server.maxThreads: expected a positive integer, got \\\"abc\\\"\""),
+            std::string::npos)
+      << r.err;
+}
+
+TEST_F(CommandLine, CheckConfigFailsOnAMissingPluginNamingTheFile) {
+  const auto cfg =
+      write("cfg.yaml", "tls: {selfSigned: true}\nplugins:\n  directory: " + kPluginDir +
+                            "\n  devices:\n    - {name: ghost, library: "
+                            "ghost.so}\n");
+  const auto r = run({kBinary, "--config", cfg, "--check-config"});
+  EXPECT_EQ(r.exit_code, 1);
+  EXPECT_NE(r.err.find(kPluginDir + "/ghost.so"), std::string::npos) << r.err;
+  EXPECT_NE(r.out.find("FAILED"), std::string::npos) << r.out;
+}
+
+TEST_F(CommandLine, CheckConfigFailsOnAnUndeclaredPolicy) {
+  const auto cfg =
+      write("cfg.yaml", "tls: {selfSigned: true}\nplugins:\n  directory: " + kPluginDir +
+                            "\n  scheduling:\n    - {name: hami-policies, library: "
+                            "hami-policies.so}\nscheduler:\n  nodePolicy: random\n");
+  const auto r = run({kBinary, "--config", cfg, "--check-config"});
+  EXPECT_EQ(r.exit_code, 1);
+  EXPECT_NE(r.err.find("scheduler.nodePolicy: no scheduling plugin declares the node policy "
+                       "\\\"random\\\""),
+            std::string::npos)
+      << r.err;
+}
+
+TEST_F(CommandLine, CheckConfigFailsOnUnreadableTlsMaterial) {
+  const auto cert = write("cert.pem", "not a certificate\n");
+  const auto cfg = write("cfg.yaml", "tls:\n  certFile: cert.pem\n  keyFile: cert.pem\n");
+  const auto r = run({kBinary, "--config", cfg, "--check-config"});
+  EXPECT_EQ(r.exit_code, 1);
+  EXPECT_NE(r.err.find("tls.certFile \\\"" + cert + "\\\": cannot load the certificate chain"),
+            std::string::npos)
+      << r.err;
+}
+
+TEST_F(CommandLine, MissingConfigOption) {
+  const auto r = run({kBinary, "--check-config"});
+  EXPECT_EQ(r.exit_code, 1);
+  EXPECT_NE(r.err.find("pass --config FILE"), std::string::npos) << r.err;
+}
+
+TEST_F(CommandLine, MalformedListenOverride) {
+  const auto cfg = write("cfg.yaml", "tls: {selfSigned: true}\n");
+  const auto r = run({kBinary, "--config", cfg, "--listen", "nowhere", "--check-config"});
+  EXPECT_EQ(r.exit_code, 1);
+  EXPECT_NE(r.err.find("--listen: expected ADDR:PORT"), std::string::npos) << r.err;
+}
+
+TEST_F(CommandLine, ListPlugins) {
+  const auto r = run({kBinary, "--config", kSourceDir + "/config/dev.yaml", "--plugin-dir",
+                      kPluginDir, "--list-plugins"});
+  EXPECT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_EQ(r.out.rfind("NAME           KIND        PLUGIN         VERSION  ABI  FILE\n", 0), 0u)
+      << r.out;
+  EXPECT_NE(r.out.find("nvidia         device      nvidia         1.0.0    1.0  " + kPluginDir +
+                       "/nvidia.so\n"),
+            std::string::npos)
+      << r.out;
+  EXPECT_NE(r.out.find("vgpu           admission   vgpu"), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("hami-policies  scheduling  hami-policies"), std::string::npos) << r.out;
+}
+
+TEST_F(CommandLine, StartFailsOnAMissingPluginNamingTheFile) {
+  const auto cfg = write("cfg.yaml",
+                         "listen: 127.0.0.1:0\ntls: {selfSigned: true}\nplugins:\n"
+                         "  directory: " +
+                             kPluginDir +
+                             "\n  devices:\n    - {name: ghost, library: "
+                             "ghost.so}\n");
+  const auto r = run({kBinary, "--config", cfg});
+  EXPECT_EQ(r.exit_code, 1);
+  EXPECT_NE(r.err.find("msg=\"start failed\""), std::string::npos) << r.err;
+  EXPECT_NE(r.err.find(kPluginDir + "/ghost.so"), std::string::npos) << r.err;
+}
+
+TEST_F(CommandLine, JsonLogFormat) {
+  const auto cfg = write("cfg.yaml",
+                         "tls: {selfSigned: true}\nlog: {format: json}\n"
+                         "scheduler: {allocateAt: nowhere}\n");
+  const auto r = run({kBinary, "--config", cfg, "--check-config"});
+  EXPECT_EQ(r.exit_code, 1);
+  // The config error happens before the format is known: text.
+  EXPECT_NE(r.err.find("msg=\"invalid configuration\""), std::string::npos) << r.err;
+  const auto ok = write("ok.yaml",
+                        "tls: {selfSigned: true}\nlog: {format: json}\nplugins:\n"
+                        "  directory: " +
+                            kPluginDir +
+                            "\n  devices:\n    - {name: nvidia, library: "
+                            "nvidia.so}\n");
+  const auto r2 = run({kBinary, "--config", ok, "--check-config"});
+  EXPECT_EQ(r2.exit_code, 0) << r2.err;
+  EXPECT_EQ(r2.err.rfind("{\"ts\":\"", 0), 0u) << r2.err;
+  EXPECT_NE(r2.err.find("\"level\":\"info\",\"msg\":\"plugin 'nvidia'"), std::string::npos)
+      << r2.err;
+}
+
+}  // namespace
+}  // namespace hami::test

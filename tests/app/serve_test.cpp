@@ -1,0 +1,102 @@
+// The hami-scheduler binary serving: it listens on an ephemeral port,
+// answers over TLS, and on SIGTERM/SIGINT drains and exits 0.
+#include <gtest/gtest.h>
+#include <signal.h>
+#include <stdlib.h>
+
+#include <array>
+#include <cstdio>
+#include <filesystem>
+#include <fstream>
+
+#include "child_process.hpp"
+
+namespace hami::test {
+namespace {
+
+const std::string kBinary = HAMI_SCHEDULER_BINARY;
+const std::string kPluginDir = HAMI_PLUGIN_DIR;
+const std::string kSourceDir = HAMI_SOURCE_DIR;
+constexpr auto kStartBound = std::chrono::seconds(30);
+
+std::string curl(const std::string& url) {
+  const std::string cmd = "curl -sk --max-time 10 -w ' %{http_code}' '" + url + "' 2>&1";
+  std::string out;
+  FILE* pipe = popen(cmd.c_str(), "r");
+  if (pipe == nullptr)
+    return out;
+  std::array<char, 4096> buf{};
+  size_t n = 0;
+  while ((n = fread(buf.data(), 1, buf.size(), pipe)) > 0)
+    out.append(buf.data(), n);
+  pclose(pipe);
+  return out;
+}
+
+// "… address=127.0.0.1:40123 …" → "127.0.0.1:40123".
+std::string address_of(const std::string& line) {
+  const auto at = line.find("address=");
+  if (at == std::string::npos)
+    return {};
+  const auto end = line.find(' ', at);
+  return line.substr(at + 8, end - at - 8);
+}
+
+void serve_and_stop(int sig) {
+  ChildProcess child({kBinary, "--config", kSourceDir + "/config/dev.yaml", "--plugin-dir",
+                      kPluginDir, "--listen", "127.0.0.1:0"});
+  const auto listening = child.wait_for_stderr_line("msg=listening", kStartBound);
+  ASSERT_TRUE(listening.has_value()) << child.err();
+  const std::string address = address_of(*listening);
+  ASSERT_EQ(address.rfind("127.0.0.1:", 0), 0u) << *listening;
+  EXPECT_NE(listening->find("tls=self-signed"), std::string::npos);
+  EXPECT_EQ(curl("https://" + address + "/healthz"), " 200");
+  EXPECT_EQ(curl("https://" + address + "/status"), " 200");
+  EXPECT_EQ(curl("https://" + address + "/readyz"), " 200");
+  EXPECT_EQ(curl("https://" + address + "/nope"), "{\"error\":\"not found: /nope\"} 404");
+
+  child.signal(sig);
+  EXPECT_EQ(child.wait(std::chrono::seconds(30)), 0) << child.err();
+  EXPECT_NE(child.err().find("msg=\"shutting down\" grace_seconds=10"), std::string::npos)
+      << child.err();
+  EXPECT_NE(child.err().find("msg=stopped in_flight_finished=true"), std::string::npos)
+      << child.err();
+}
+
+TEST(Serve, SigtermDrainsAndExitsZero) {
+  serve_and_stop(SIGTERM);
+}
+
+TEST(Serve, SigintDrainsAndExitsZero) {
+  serve_and_stop(SIGINT);
+}
+
+TEST(Serve, VerboseLogsAtDebug) {
+  ChildProcess child({kBinary, "--config", kSourceDir + "/config/dev.yaml", "--plugin-dir",
+                      kPluginDir, "--listen", "127.0.0.1:0", "-v"});
+  const auto listening = child.wait_for_stderr_line("msg=listening", kStartBound);
+  ASSERT_TRUE(listening.has_value()) << child.err();
+  // Requests are logged at debug level only.
+  EXPECT_EQ(curl("https://" + address_of(*listening) + "/healthz"), " 200");
+  const auto line = child.wait_for_stderr_line("msg=request", kStartBound);
+  ASSERT_TRUE(line.has_value()) << child.err();
+  EXPECT_NE(line->find(" debug msg=request method=GET path=/healthz status=200 peer=127.0.0.1:"),
+            std::string::npos)
+      << *line;
+  child.signal(SIGTERM);
+  EXPECT_EQ(child.wait(std::chrono::seconds(30)), 0);
+}
+
+TEST(Serve, RequestsAreNotLoggedAtInfo) {
+  ChildProcess child({kBinary, "--config", kSourceDir + "/config/dev.yaml", "--plugin-dir",
+                      kPluginDir, "--listen", "127.0.0.1:0"});
+  const auto listening = child.wait_for_stderr_line("msg=listening", kStartBound);
+  ASSERT_TRUE(listening.has_value()) << child.err();
+  EXPECT_EQ(curl("https://" + address_of(*listening) + "/healthz"), " 200");
+  child.signal(SIGTERM);
+  EXPECT_EQ(child.wait(std::chrono::seconds(30)), 0);
+  EXPECT_EQ(child.err().find("msg=request"), std::string::npos) << child.err();
+}
+
+}  // namespace
+}  // namespace hami::test
