@@ -127,7 +127,7 @@ HttpReply AdmissionService::handle(std::string_view content_type, std::string_vi
     if (logger_ != nullptr)
       logger_->error("admission plugin failed", {{"error", e.what()}});
     return errored(request.version, request.uid, 500,
-                   "admission plugin " + policy_.name() + " failed: " + e.what());
+                   std::string("admission plugin failed: ") + e.what());
   }
 
   std::string patch_text;

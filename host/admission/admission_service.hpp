@@ -15,7 +15,8 @@
 //    (patchType only when non-empty); DENY → allowed false with the
 //    plugin's code (403 "Forbidden" when it gave none) and message; SKIP →
 //    allowed unchanged with the plugin's message. A failing plugin call is
-//    an errored review with code 500 naming the plugin.
+//    an errored review with code 500, "admission plugin failed: <plugin>.
+//    review: <message>".
 //  - dryRun requests are handled like any other (the webhook has no side
 //    effects).
 // Thread-safe: handle() is const and keeps no per-call state in the object.
