@@ -1,0 +1,38 @@
+#!/usr/bin/env bash
+# Installs the Debian 12 packages the build, the tests and the benchmarks
+# need, when any of them is missing. Safe to run repeatedly: with everything
+# installed it only checks.
+set -euo pipefail
+
+packages=(
+  cmake g++ make pkg-config
+  libpoco-dev libboost-dev libboost-filesystem-dev rapidjson-dev libyaml-cpp-dev libssl-dev
+  libgtest-dev libgmock-dev googletest nlohmann-json3-dev libbenchmark-dev
+  clang-14 libclang-rt-14-dev
+  curl openssl wrk
+)
+
+missing=()
+for pkg in "${packages[@]}"; do
+  if ! dpkg-query -W -f='${Status}' "$pkg" 2>/dev/null | grep -q 'install ok installed'; then
+    missing+=("$pkg")
+  fi
+done
+
+if [ ${#missing[@]} -eq 0 ]; then
+  exit 0
+fi
+
+echo "deps.sh: installing ${missing[*]}" >&2
+sudo=()
+if [ "$(id -u)" -ne 0 ]; then
+  if command -v sudo >/dev/null 2>&1; then
+    sudo=(sudo)
+  else
+    echo "deps.sh: missing packages (${missing[*]}) and not root; install them and retry" >&2
+    exit 1
+  fi
+fi
+export DEBIAN_FRONTEND=noninteractive
+"${sudo[@]}" apt-get update -q
+"${sudo[@]}" apt-get install -y -q --no-install-recommends "${missing[@]}"
