@@ -1,0 +1,173 @@
+#include "extender/extender_service.hpp"
+
+#include <memory>
+#include <vector>
+
+#include "extender/extender_codec.hpp"
+#include "k8s/node.hpp"
+#include "k8s/object_error.hpp"
+#include "k8s/pod.hpp"
+#include "log/logger.hpp"
+#include "server/router.hpp"
+
+namespace hami::extender {
+
+namespace {
+
+Reply filter_error(int status, std::string message) {
+  FilterResultOut out;
+  out.error = std::move(message);
+  return {status, encode_filter_result(out)};
+}
+
+std::string node_item_name(const rapidjson::Value& item) {
+  const auto meta = item.FindMember("metadata");
+  if (meta == item.MemberEnd() || !meta->value.IsObject())
+    return {};
+  const auto name = meta->value.FindMember("name");
+  if (name == meta->value.MemberEnd() || !name->value.IsString())
+    return {};
+  return {name->value.GetString(), name->value.GetStringLength()};
+}
+
+}  // namespace
+
+Reply ExtenderService::filter(std::string_view body) const {
+  if (body.empty())
+    return filter_error(400, "empty request body");
+  try {
+    ExtenderArgs args = decode_extender_args(body);
+    if (args.pod == nullptr)
+      return filter_error(200, "extender args missing pod");
+    std::optional<k8s::PodModel> pod;
+    try {
+      pod.emplace(*args.pod);
+    } catch (const k8s::ObjectError& e) {
+      return filter_error(200, std::string("invalid Pod: ") + e.what());
+    }
+
+    FilterResultOut out;
+    if (args.nodes != nullptr) {
+      // Full Nodes mode (nodeCacheCapable: false).
+      std::vector<k8s::NodeModel> models;
+      std::vector<const rapidjson::Value*> items;
+      models.reserve(args.node_items.size());
+      for (size_t i = 0; i < args.node_items.size(); ++i) {
+        try {
+          models.emplace_back(*args.node_items[i]);
+          items.push_back(args.node_items[i]);
+        } catch (const k8s::ObjectError& e) {
+          std::string name = node_item_name(*args.node_items[i]);
+          if (name.empty())
+            name = "Nodes.items[" + std::to_string(i) + "]";
+          out.unresolvable[name] = std::string("invalid Node: ") + e.what();
+        }
+      }
+      std::vector<const k8s::NodeModel*> nodes;
+      nodes.reserve(models.size());
+      for (const auto& m : models)
+        nodes.push_back(&m);
+      scheduling::FilterOutcome result = scheduler_.filter(*pod, nodes);
+      if (!result.error.empty())
+        return filter_error(200, result.error);
+      if (result.passthrough) {
+        out.nodes_list = args.nodes;
+        out.node_names = args.node_names;
+        out.unresolvable.clear();
+        return {200, encode_filter_result(out)};
+      }
+      std::vector<const rapidjson::Value*> fit;
+      for (const size_t i : result.fit)
+        fit.push_back(items[i]);
+      if (!fit.empty())
+        out.node_items = std::move(fit);
+      out.failed = std::move(result.failed);
+      out.unresolvable.merge(result.unresolvable);
+      return {200, encode_filter_result(out)};
+    }
+
+    // NodeNames mode (nodeCacheCapable: true).
+    const std::vector<std::string> names = args.node_names.value_or(std::vector<std::string>{});
+    scheduling::FilterOutcome result = scheduler_.filter(*pod, names);
+    if (!result.error.empty())
+      return filter_error(200, result.error);
+    if (result.passthrough) {
+      out.node_names = args.node_names;
+      return {200, encode_filter_result(out)};
+    }
+    if (!result.fit.empty()) {
+      std::vector<std::string> fit;
+      fit.reserve(result.fit.size());
+      for (const size_t i : result.fit)
+        fit.push_back(names[i]);
+      out.node_names = std::move(fit);
+    }
+    out.failed = std::move(result.failed);
+    out.unresolvable = std::move(result.unresolvable);
+    return {200, encode_filter_result(out)};
+  } catch (const DecodeError& e) {
+    return filter_error(200, e.what());
+  } catch (const std::exception& e) {
+    if (logger_ != nullptr)
+      logger_->error("filter failed", {{"error", e.what()}});
+    return filter_error(200, e.what());
+  }
+}
+
+Reply ExtenderService::prioritize(std::string_view body) const {
+  if (body.empty())
+    return {400, server::error_body("empty request body")};
+  try {
+    ExtenderArgs args = decode_extender_args(body);
+    if (args.pod == nullptr)
+      return {400, server::error_body("extender args missing pod")};
+    const k8s::PodModel pod(*args.pod);
+    std::vector<std::string> names;
+    if (args.nodes != nullptr) {
+      for (const rapidjson::Value* item : args.node_items)
+        names.push_back(node_item_name(*item));
+    } else if (args.node_names) {
+      names = *args.node_names;
+    }
+    std::vector<HostPriority> list;
+    for (auto& s : scheduler_.prioritize(pod, names))
+      list.push_back({std::move(s.host), s.score});
+    return {200, encode_host_priority_list(list)};
+  } catch (const std::exception& e) {
+    return {400, server::error_body(e.what())};
+  }
+}
+
+Reply ExtenderService::bind(std::string_view body) const {
+  if (body.empty())
+    return {400, encode_binding_result("empty request body")};
+  try {
+    const ExtenderBindingArgs args = decode_binding_args(body);
+    return {200, encode_binding_result(
+                     scheduler_.bind(args.pod_namespace, args.pod_name, args.pod_uid, args.node))};
+  } catch (const std::exception& e) {
+    if (logger_ != nullptr)
+      logger_->error("bind failed", {{"error", e.what()}});
+    return {200, encode_binding_result(e.what())};
+  }
+}
+
+void register_extender_routes(server::Router& router, scheduling::Scheduler& scheduler,
+                              std::size_t body_limit, const log::Logger* logger) {
+  const auto service = std::make_shared<ExtenderService>(scheduler, logger);
+  const auto route = [&](const char* path, Reply (ExtenderService::*verb)(std::string_view) const) {
+    router.add("POST", path, body_limit,
+               [service, verb](const server::Request& request, server::Response& response) {
+                 Reply reply = ((*service).*verb)(request.body);
+                 response.status = reply.status;
+                 response.content_type = "application/json";
+                 response.body = std::move(reply.body);
+               });
+  };
+  route("/filter", &ExtenderService::filter);
+  route("/schedule", &ExtenderService::filter);
+  route("/prioritize", &ExtenderService::prioritize);
+  route("/bind", &ExtenderService::bind);
+}
+
+}  // namespace hami::extender

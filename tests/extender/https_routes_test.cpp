@@ -1,0 +1,77 @@
+// The extender routes over real HTTPS (loopback, ephemeral port).
+#ifdef HAMI_HAVE_SERVER_TEST_SUPPORT
+
+#include <gtest/gtest.h>
+
+#include "extender/extender_service.hpp"
+#include "scheduling_env.hpp"
+#include "server/router.hpp"
+#include "test_support.hpp"
+
+namespace {
+
+using namespace hami;
+using namespace hami::testing;
+
+struct HttpsRoutes : ::testing::Test {
+  SchedulingEnv env{"kind: List\nitems:\n" + nvidia_node("gpu-a", 2, 8000)};
+  std::shared_ptr<server::Router> router = [this] {
+    auto r = std::make_shared<server::Router>();
+    extender::register_extender_routes(*r, *env.scheduler, 4096);
+    return r;
+  }();
+  test::RunningServer server{router};
+  test::SslCtxPtr ctx = test::make_client_ctx({});
+
+  test::ParsedResponse post(const std::string& path, const std::string& body,
+                            const std::string& method = "POST") {
+    test::TlsConnection conn(ctx.get(), server.port());
+    EXPECT_TRUE(conn.handshake()) << conn.error();
+    EXPECT_TRUE(conn.send(method + " " + path +
+                          " HTTP/1.1\r\nHost: localhost\r\nContent-Type: application/json\r\n"
+                          "Content-Length: " +
+                          std::to_string(body.size()) + "\r\nConnection: close\r\n\r\n" + body));
+    const auto raw = conn.read_response();
+    EXPECT_TRUE(raw.has_value());
+    return test::parse_response(raw.value_or(""));
+  }
+};
+
+const std::string kPod = pod_json("ml", "train", "uid-train",
+                                  {{{"nvidia.com/gpu", "1"}, {"nvidia.com/gpumem", "3000"}}});
+
+TEST_F(HttpsRoutes, FilterAndScheduleAlias) {
+  for (const char* path : {"/filter", "/schedule", "/filter?timeout=5s"}) {
+    const auto r = post(path, R"({"Pod":)" + kPod + R"(,"NodeNames":["gpu-a","gpu-z"]})");
+    EXPECT_EQ(r.status, 200) << path;
+    EXPECT_EQ(r.header("content-type"), "application/json");
+    EXPECT_EQ(r.body, R"({"Nodes":null,"NodeNames":["gpu-a"],"FailedNodes":null,)"
+                      R"("FailedAndUnresolvableNodes":{"gpu-z":"node unregistered"},"Error":""})");
+  }
+}
+
+TEST_F(HttpsRoutes, PrioritizeAndBind) {
+  const auto p = post("/prioritize", R"({"Pod":)" + kPod + R"(,"NodeNames":["gpu-a"]})");
+  EXPECT_EQ(p.status, 200);
+  EXPECT_EQ(p.body, R"([{"Host":"gpu-a","Score":0}])");
+  rapidjson::Document doc;
+  doc.Parse(kPod.c_str());
+  env.cluster->upsert(doc);
+  const auto b = post(
+      "/bind", R"({"PodName":"train","PodNamespace":"ml","PodUID":"uid-train","Node":"gpu-a"})");
+  EXPECT_EQ(b.status, 200);
+  EXPECT_EQ(b.body, R"({"Error":""})");
+  EXPECT_EQ(env.cluster->pod("ml", "train")->node_name, "gpu-a");
+}
+
+TEST_F(HttpsRoutes, WrongMethodAndOversizedBody) {
+  const auto get = post("/filter", "", "GET");
+  EXPECT_EQ(get.status, 405);
+  EXPECT_EQ(get.header("allow"), "POST");
+  const auto big = post("/filter", std::string(5000, ' '));
+  EXPECT_EQ(big.status, 413);
+}
+
+}  // namespace
+
+#endif  // HAMI_HAVE_SERVER_TEST_SUPPORT

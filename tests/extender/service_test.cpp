@@ -1,0 +1,164 @@
+// The extender verbs end to end through ExtenderService (body in, body out)
+// with the real scheduler, device plugins and file cluster.
+#include <gtest/gtest.h>
+#include <rapidjson/document.h>
+
+#include <fstream>
+#include <sstream>
+
+#include "extender/extender_service.hpp"
+#include "scheduling_env.hpp"
+
+namespace {
+
+using namespace hami;
+using namespace hami::testing;
+
+std::string fixture(const std::string& name) {
+  std::ifstream in(std::string(HAMI_EXTENDER_DATA) + "/" + name, std::ios::binary);
+  std::ostringstream s;
+  s << in.rdbuf();
+  return s.str();
+}
+
+std::string cluster_yaml() {
+  return "kind: List\nitems:\n" + nvidia_node("gpu-a", 2, 8000) + nvidia_node("gpu-b", 2, 8000) +
+         "- kind: Node\n  metadata: {name: cpu-a}\n";
+}
+
+const std::string kGpuPod = pod_json("ml", "train", "uid-train",
+                                     {{{"nvidia.com/gpu", "1"}, {"nvidia.com/gpumem", "3000"}}});
+const std::string kCpuPod = pod_json("ml", "web", "uid-web", {{{"cpu", "1"}}});
+
+struct Service : ::testing::Test {
+  SchedulingEnv env{cluster_yaml()};
+  extender::ExtenderService service{*env.scheduler};
+
+  void add_pod(const std::string& json) {
+    rapidjson::Document doc;
+    doc.Parse(json.c_str());
+    env.cluster->upsert(doc);
+  }
+};
+
+TEST_F(Service, FilterNodeNamesModeAnswersNamesAndReasons) {
+  const auto reply = service.filter(R"({"Pod":)" + kGpuPod +
+                                    R"(,"Nodes":null,"NodeNames":["gpu-a","cpu-a","gpu-b"]})");
+  EXPECT_EQ(reply.status, 200);
+  EXPECT_EQ(reply.body,
+            R"({"Nodes":null,"NodeNames":["gpu-a","gpu-b"],"FailedNodes":null,)"
+            R"("FailedAndUnresolvableNodes":{"cpu-a":"node unregistered"},"Error":""})");
+}
+
+TEST_F(Service, FilterFullNodesModeEchoesTheFittingNodeObjects) {
+  const std::string node_a =
+      R"({"metadata":{"name":"gpu-x","annotations":{"hami.io/node-nvidia-register":)"
+      R"("[{\"id\":\"GPU-x\",\"count\":10,\"devmem\":4000,\"devcore\":100,\"type\":\"NVIDIA T4\",\"health\":true}]"}},)"
+      R"("status":{"allocatable":{"nvidia.com/gpu":"10"},"nodeInfo":{"kubeletVersion":"v1.29.4"}}})";
+  const std::string node_b =
+      R"({"metadata":{"name":"gpu-y","annotations":{"hami.io/node-nvidia-register":)"
+      R"("[{\"id\":\"GPU-y\",\"count\":10,\"devmem\":2000,\"devcore\":100,\"type\":\"NVIDIA T4\",\"health\":true}]"}}})";
+  const auto reply =
+      service.filter(R"({"Pod":)" + kGpuPod + R"(,"Nodes":{"metadata":{},"items":[)" + node_a +
+                     "," + node_b + R"(]},"NodeNames":null})");
+  EXPECT_EQ(reply.status, 200);
+  EXPECT_EQ(reply.body,
+            R"({"Nodes":{"metadata":{},"items":[)" + node_a +
+                R"(]},"NodeNames":null,"FailedNodes":{"gpu-y":"1/1 CardInsufficientMemory"},)"
+                R"("FailedAndUnresolvableNodes":null,"Error":""})");
+}
+
+TEST_F(Service, FilterWithoutPodIsAnError) {
+  const std::string missing =
+      R"({"Nodes":null,"NodeNames":null,"FailedNodes":null,"FailedAndUnresolvableNodes":null,)"
+      R"("Error":"extender args missing pod"})";
+  EXPECT_EQ(service.filter(R"({"NodeNames":["gpu-a"]})").body, missing);
+  EXPECT_EQ(service.filter(R"({"Pod":null,"NodeNames":["gpu-a"]})").body, missing);
+  EXPECT_EQ(service.filter(R"({"Pod":null})").status, 200);
+}
+
+TEST_F(Service, FilterWithNullNodeNamesIsNotACrash) {
+  // HAMi bug 7.7#6 panicked here.
+  const auto reply = service.filter(R"({"Pod":)" + kGpuPod + R"(,"Nodes":null,"NodeNames":null})");
+  EXPECT_EQ(reply.status, 200);
+  EXPECT_EQ(reply.body, R"({"Nodes":null,"NodeNames":null,"FailedNodes":null,)"
+                        R"("FailedAndUnresolvableNodes":null,"Error":""})");
+}
+
+TEST_F(Service, FilterPassesPodsWithoutManagedResourcesThrough) {
+  EXPECT_EQ(service.filter(R"({"Pod":)" + kCpuPod + R"(,"NodeNames":["cpu-a","x"]})").body,
+            R"({"Nodes":null,"NodeNames":["cpu-a","x"],"FailedNodes":null,)"
+            R"("FailedAndUnresolvableNodes":null,"Error":""})");
+  EXPECT_EQ(service.filter(R"({"Pod":)" + kCpuPod + R"(,"NodeNames":null})").body,
+            R"({"Nodes":null,"NodeNames":null,"FailedNodes":null,)"
+            R"("FailedAndUnresolvableNodes":null,"Error":""})");
+  // The upstream fixture: a pod with `containers: null` asks for nothing,
+  // so both candidate lists come back as they were sent.
+  const std::string args = fixture("ExtenderArgs.json");
+  rapidjson::Document doc;
+  doc.Parse(args.c_str());
+  const auto reply = service.filter(args);
+  rapidjson::Document got;
+  got.Parse(reply.body.c_str());
+  ASSERT_FALSE(got.HasParseError());
+  EXPECT_TRUE(got["Nodes"] == doc["Nodes"]);
+  EXPECT_TRUE(got["NodeNames"] == doc["NodeNames"]);
+  EXPECT_STREQ(got["Error"].GetString(), "");
+}
+
+TEST_F(Service, FilterErrorsStayHttp200) {
+  const auto decode = service.filter(R"({"NodeNames":"gpu-a"})");
+  EXPECT_EQ(decode.status, 200);
+  EXPECT_NE(decode.body.find(R"("Error":"json: cannot unmarshal string into Go struct field )"
+                             R"(ExtenderArgs.NodeNames of type []string")"),
+            std::string::npos);
+  const auto bad_pod = service.filter(R"({"Pod":{"metadata":{"name":5}}})");
+  EXPECT_NE(bad_pod.body.find(
+                R"("Error":"invalid Pod: /metadata/name: expected a string, got a number")"),
+            std::string::npos);
+  EXPECT_EQ(service.filter("").status, 400);
+}
+
+TEST_F(Service, PrioritizeScoresZeroToTen) {
+  add_pod(pod_json(
+      "ml", "busy", "uid-busy", {{{"nvidia.com/gpu", "2"}}}, {},
+      R"({"hami.io/vgpu-node":"gpu-b","hami.io/vgpu-devices-allocated":"GPU-gpu-b-0,NVIDIA,8000,100:GPU-gpu-b-1,NVIDIA,8000,100:;"})"));
+  const auto reply =
+      service.prioritize(R"({"Pod":)" + kGpuPod + R"(,"NodeNames":["gpu-a","gpu-b","nope"]})");
+  EXPECT_EQ(reply.status, 200);
+  // binpack: gpu-b is full on memory and cores, 2 of 20 slots → (0.1+1+1)/3.
+  EXPECT_EQ(reply.body,
+            R"([{"Host":"gpu-a","Score":0},{"Host":"gpu-b","Score":7},{"Host":"nope","Score":0}])");
+  EXPECT_EQ(service.prioritize(R"({"NodeNames":["a"]})").status, 400);
+  EXPECT_EQ(service.prioritize(R"({"Pod":)" + kCpuPod + R"(,"NodeNames":["gpu-a"]})").body,
+            R"([{"Host":"gpu-a","Score":0}])");
+}
+
+TEST_F(Service, BindWritesAllocationLockAndBinding) {
+  add_pod(kGpuPod);
+  const auto reply = service.bind(
+      R"({"PodName":"train","PodNamespace":"ml","PodUID":"uid-train","Node":"gpu-a"})");
+  EXPECT_EQ(reply.status, 200);
+  EXPECT_EQ(reply.body, R"({"Error":""})");
+  const auto pod = env.cluster->pod("ml", "train");
+  EXPECT_EQ(pod->node_name, "gpu-a");
+  // Two idle GPUs tie on score; HAMi's spread breaks the tie by NUMA and
+  // walks from the end, so the NUMA-1 device is tried first.
+  EXPECT_EQ(env.annotation("ml", "train", "hami.io/vgpu-devices-allocated"),
+            "GPU-gpu-a-1,NVIDIA,3000,0:;");
+  EXPECT_EQ(env.annotation("ml", "train", "hami.io/bind-phase"), "allocating");
+  EXPECT_EQ(env.cluster->node("gpu-a")->annotation("hami.io/mutex.lock"),
+            "2025-06-15T15:06:40Z,ml,train");
+}
+
+TEST_F(Service, BindErrorsTravelInTheBody) {
+  EXPECT_EQ(service.bind(R"({"PodName":"ghost","PodNamespace":"ml","Node":"gpu-a"})").body,
+            R"({"Error":"pod \"ghost\" not found"})");
+  const auto bad = service.bind(R"({"PodName":1})");
+  EXPECT_EQ(bad.status, 200);
+  EXPECT_EQ(bad.body, R"({"Error":"json: cannot unmarshal number into Go struct field )"
+                      R"(ExtenderBindingArgs.PodName of type string"})");
+  EXPECT_EQ(service.bind("").status, 400);
+}
+
+}  // namespace
