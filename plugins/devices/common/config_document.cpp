@@ -17,7 +17,7 @@ ConfigDocument::ConfigDocument(std::string_view json, std::string_view schema) {
   }
   const rapidjson::SchemaDocument compiled(schema_doc);
 
-  doc_.Parse(json.data(), json.size());
+  doc_.Parse<rapidjson::kParseIterativeFlag>(json.data(), json.size());
   if (doc_.HasParseError()) {
     throw InvalidInput(std::string("config is not valid JSON at offset ") +
                        std::to_string(doc_.GetErrorOffset()) + ": " +

@@ -339,7 +339,10 @@ RegisterDecoding decode_register_json(std::string_view text) {
   RegisterHandler handler(result.devices_);
   rapidjson::Reader reader;
   rapidjson::InsituStringStream stream(result.buffer_.data());
-  constexpr unsigned kFlags = rapidjson::kParseInsituFlag | rapidjson::kParseValidateEncodingFlag;
+  // Iterative parsing: nesting depth costs heap, not stack, so a hostile
+  // annotation cannot overflow the scheduler's stack.
+  constexpr unsigned kFlags = rapidjson::kParseInsituFlag | rapidjson::kParseValidateEncodingFlag |
+                              rapidjson::kParseIterativeFlag;
   const rapidjson::ParseResult ok = reader.Parse<kFlags>(stream, handler);
   if (!ok) {
     if (!handler.error().empty())

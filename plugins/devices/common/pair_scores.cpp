@@ -14,7 +14,9 @@ std::vector<PairScore> decode_pair_scores(std::string_view text) {
   if (text.find('\0') != std::string_view::npos)
     throw InvalidInput("contains a NUL byte");
   rapidjson::Document doc;
-  doc.Parse<rapidjson::kParseValidateEncodingFlag>(text.data(), text.size());
+  // Iterative: deep nesting uses heap, not the scheduler's stack.
+  doc.Parse<rapidjson::kParseValidateEncodingFlag | rapidjson::kParseIterativeFlag>(text.data(),
+                                                                                    text.size());
   if (doc.HasParseError()) {
     throw InvalidInput(std::string("invalid JSON at offset ") +
                        std::to_string(doc.GetErrorOffset()) + ": " +
