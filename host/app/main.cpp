@@ -3,5 +3,5 @@
 
 int main(int argc, char** argv) {
   hami::app::SchedulerApp app;
-  return app.run(argc, argv);
+  return app.run_command_line(argc, argv);
 }

@@ -47,8 +47,20 @@ SchedulerApp::SchedulerApp() {
   setUnixOptions(true);
 }
 
+int SchedulerApp::run_command_line(int argc, char** argv) {
+  try {
+    init(argc, argv);
+  } catch (const Poco::Exception& e) {
+    logger_.error("invalid command line", {{"error", e.displayText()}, {"help", "see --help"}});
+    return kExitFailure;
+  }
+  return Application::run();
+}
+
 void SchedulerApp::defineOptions(Poco::Util::OptionSet& options) {
-  ServerApplication::defineOptions(options);
+  // Not ServerApplication's: its --daemon/--pidfile/--umask are not offered
+  // (run under a service manager instead).
+  Application::defineOptions(options);
   using Poco::Util::Option;
   options.addOption(Option("config", "c", "host configuration file (YAML)")
                         .required(false)
@@ -76,7 +88,7 @@ void SchedulerApp::defineOptions(Poco::Util::OptionSet& options) {
 }
 
 void SchedulerApp::handleOption(const std::string& name, const std::string& value) {
-  ServerApplication::handleOption(name, value);
+  Application::handleOption(name, value);
   if (name == "config") {
     config_file_ = value;
   } else if (name == "listen") {

@@ -7,7 +7,8 @@
 //   --list-plugins   load the plugins and print name, kind, plugin version
 //                    and ABI version; exit 0/1
 //   --version, --help
-// Errors are logged (stderr, one line each) and give exit status 1.
+// Errors, command-line mistakes included, are logged (stderr, one line
+// each) and give exit status 1.
 #pragma once
 
 #include <Poco/Util/ServerApplication.h>
@@ -25,6 +26,9 @@ namespace hami::app {
 class SchedulerApp : public Poco::Util::ServerApplication {
  public:
   SchedulerApp();
+
+  // Parses the command line and runs the selected mode; the exit status.
+  int run_command_line(int argc, char** argv);
 
  protected:
   void defineOptions(Poco::Util::OptionSet& options) override;

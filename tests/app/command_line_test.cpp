@@ -113,6 +113,27 @@ TEST_F(CommandLine, CheckConfigFailsOnUnreadableTlsMaterial) {
       << r.err;
 }
 
+TEST_F(CommandLine, UnknownOption) {
+  const auto r = run({kBinary, "--bogus", "--check-config"});
+  EXPECT_EQ(r.exit_code, 1);
+  EXPECT_NE(r.err.find("error msg=\"invalid command line\" error=\"Unknown option specified: "
+                       "bogus\" help=\"see --help\""),
+            std::string::npos)
+      << r.err;
+}
+
+TEST_F(CommandLine, OptionWithoutItsArgument) {
+  const auto r = run({kBinary, "--check-config", "--config"});
+  EXPECT_EQ(r.exit_code, 1);
+  EXPECT_NE(r.err.find("msg=\"invalid command line\""), std::string::npos) << r.err;
+}
+
+TEST_F(CommandLine, UnexpectedArgument) {
+  const auto r = run({kBinary, "--config", kSourceDir + "/config/dev.yaml", "extra"});
+  EXPECT_EQ(r.exit_code, 1);
+  EXPECT_NE(r.err.find("msg=\"unexpected argument\" argument=extra"), std::string::npos) << r.err;
+}
+
 TEST_F(CommandLine, MissingConfigOption) {
   const auto r = run({kBinary, "--check-config"});
   EXPECT_EQ(r.exit_code, 1);
