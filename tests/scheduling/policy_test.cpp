@@ -1,0 +1,189 @@
+// HAMi's policy and scoring tests (reference §8.4, §8.5:
+// pkg/scheduler/policy/*_test.go, util/device_scoring_weights_test.go,
+// score_test.go) against hami-policies and the host's device score.
+#include <gtest/gtest.h>
+
+#include "device_order.hpp"
+#include "hami/device.h"
+#include "scheduling/scoring_weights.hpp"
+#include "scheduling_env.hpp"
+
+namespace {
+
+using hami::policies::DeviceFacts;
+using hami::policies::hami_less;
+using hami::policies::try_order;
+using namespace hami::scheduling;
+
+DeviceFacts d(double score, int32_t numa, uint32_t index = 0, int32_t used = 0) {
+  return {score, numa, index, used};
+}
+
+// TestDeviceUsageList_Less, case by case: Less(a, b).
+TEST(DeviceOrder, SinglePolicyLessMatchesHami) {
+  // binpack / spread: score first, NUMA only breaks ties (#1806).
+  EXPECT_TRUE(hami_less("binpack", false, d(10, 0), d(20, 0)));
+  EXPECT_TRUE(hami_less("binpack", false, d(10, 1), d(20, 0)));
+  EXPECT_FALSE(hami_less("binpack", false, d(20, 0), d(10, 1)));
+  EXPECT_TRUE(hami_less("binpack", false, d(10, 0), d(10, 1)));
+  EXPECT_FALSE(hami_less("spread", false, d(10, 0), d(20, 0)));
+  EXPECT_TRUE(hami_less("spread", false, d(20, 1), d(10, 0)));
+  EXPECT_TRUE(hami_less("spread", false, d(10, 0), d(10, 1)));
+  // Unknown single values behave like spread.
+  EXPECT_FALSE(hami_less("topology-aware", false, d(10, 0), d(20, 0)));
+  // numa-bind groups by NUMA: binpack higher NUMA first, spread lower first.
+  EXPECT_TRUE(hami_less("binpack", true, d(10, 1), d(20, 0)));
+  EXPECT_FALSE(hami_less("binpack", true, d(10, 0), d(20, 1)));
+  EXPECT_TRUE(hami_less("binpack", true, d(10, 0), d(20, 0)));
+  EXPECT_TRUE(hami_less("spread", true, d(20, 0), d(10, 1)));
+  EXPECT_TRUE(hami_less("spread", true, d(20, 0), d(10, 0)));
+  // mutex: busy devices first (idle at the tail), ties by lower NUMA.
+  EXPECT_TRUE(hami_less("mutex", false, d(0, 0, 0, 3), d(0, 0, 1, 1)));
+  EXPECT_FALSE(hami_less("mutex", false, d(0, 0, 0, 0), d(0, 0, 1, 1)));
+  EXPECT_TRUE(hami_less("mutex", false, d(0, 0, 0, 1), d(0, 1, 1, 1)));
+}
+
+TEST(DeviceOrder, ChainsApplyKeysInWrittenOrder) {
+  // "binpack,numa": score first, then NUMA ascending.
+  EXPECT_TRUE(hami_less("binpack,numa", false, d(10, 1), d(20, 0)));
+  EXPECT_TRUE(hami_less("binpack,numa", false, d(10, 0), d(10, 1)));
+  // "numa,spread": NUMA first.
+  EXPECT_TRUE(hami_less("numa,spread", false, d(10, 0), d(20, 1)));
+  EXPECT_TRUE(hami_less("numa,spread", false, d(20, 0), d(10, 0)));
+  // "spread,numa".
+  EXPECT_TRUE(hami_less("spread,numa", false, d(20, 1), d(10, 0)));
+  // Bare "numa" is a chain.
+  EXPECT_TRUE(hami_less("numa", false, d(99, 0), d(0, 1)));
+  // "mutex,spread": mutex is a filter, spread decides.
+  EXPECT_TRUE(hami_less("mutex,spread", false, d(20, 0, 0, 5), d(10, 0, 1, 0)));
+  // Only filters → spread.
+  EXPECT_TRUE(hami_less("mutex,topology-aware", false, d(20, 0), d(10, 0)));
+  // All keys equal → ascending device index.
+  EXPECT_TRUE(hami_less("binpack,numa", false, d(5, 0, 1), d(5, 0, 2)));
+  EXPECT_FALSE(hami_less("binpack,numa", false, d(5, 0, 2), d(5, 0, 1)));
+  // numa-bind forces numa first even when the chain puts it later.
+  EXPECT_TRUE(hami_less("binpack,numa", true, d(20, 0), d(10, 1)));
+  EXPECT_TRUE(hami_less(" binpack , numa ", true, d(20, 0), d(10, 1)));
+}
+
+TEST(DeviceOrder, TryOrderIsHamisListWalkedFromTheEnd) {
+  const std::vector<DeviceFacts> devices = {d(10, 0, 0), d(30, 0, 1), d(20, 1, 2)};
+  // binpack sorts ascending (10, 20, 30) and tries 30 first.
+  EXPECT_EQ(try_order("binpack", false, devices), (std::vector<size_t>{1, 2, 0}));
+  EXPECT_EQ(try_order("spread", false, devices), (std::vector<size_t>{0, 2, 1}));
+  // numa-bind binpack: NUMA 1 group at the front of HAMi's list, so NUMA 0
+  // (tried first) fullest first.
+  EXPECT_EQ(try_order("binpack", true, devices), (std::vector<size_t>{1, 0, 2}));
+  // Chains with the index tie-break: higher index tried first on ties.
+  const std::vector<DeviceFacts> tied = {d(5, 0, 0), d(5, 0, 1), d(5, 0, 2)};
+  EXPECT_EQ(try_order("binpack,numa", false, tied), (std::vector<size_t>{2, 1, 0}));
+  // Single values keep registration order on full ties.
+  EXPECT_EQ(try_order("spread", false, tied), (std::vector<size_t>{0, 1, 2}));
+}
+
+TEST(DeviceOrder, FlagsAndPolicyValidation) {
+  EXPECT_EQ(hami::policies::fit_flags("spread"), 0u);
+  EXPECT_EQ(hami::policies::fit_flags("mutex"), HAMI_FIT_MUTEX);
+  EXPECT_EQ(hami::policies::fit_flags("binpack, topology-aware"), HAMI_FIT_TOPOLOGY_AWARE);
+  EXPECT_EQ(hami::policies::fit_flags("mutex,topology-aware"),
+            HAMI_FIT_MUTEX | HAMI_FIT_TOPOLOGY_AWARE);
+  EXPECT_FALSE(hami::policies::policy_contains("mutexes", "mutex"));
+  EXPECT_TRUE(hami::policies::known_device_policy("binpack,numa,mutex"));
+  EXPECT_FALSE(hami::policies::known_device_policy("binpack,fast"));
+  EXPECT_FALSE(hami::policies::known_device_policy(" , "));
+}
+
+TEST(NodeScore, BinpackPrefersBusySpreadPrefersIdle) {
+  // TestComputeDefaultScore: zero capacity → 0 (spread mirrors it).
+  EXPECT_EQ(hami::policies::node_score("binpack", 0, 0, 0, 0, 0, 0), 0);
+  EXPECT_EQ(hami::policies::node_score("spread", 0, 0, 0, 0, 0, 0), 100);
+  // (2/20 + 50/200 + 4000/16000) / 3 = 0.2 → 20.
+  EXPECT_NEAR(hami::policies::node_score("binpack", 2, 20, 50, 200, 4000, 16000), 20.0, 1e-9);
+  EXPECT_NEAR(hami::policies::node_score("spread", 2, 20, 50, 200, 4000, 16000), 80.0, 1e-9);
+  EXPECT_EQ(hami::policies::node_score("binpack", 40, 20, 400, 200, 1, 1), 100);  // clamped
+  EXPECT_LT(hami::policies::node_score("numa", 0, 1, 0, 1, 0, 1), 0);
+}
+
+TEST(ScoringWeights, ParsesValidAnnotations) {
+  const auto w = std::get<ScoringWeights>(parse_scoring_weights("slot=1,core=2,memory=3"));
+  EXPECT_EQ(w.slot, 1);
+  EXPECT_EQ(w.core, 2);
+  EXPECT_EQ(w.memory, 3);
+  const auto r = std::get<ScoringWeights>(parse_scoring_weights(" memory = 0 , slot=0,core= 5 "));
+  EXPECT_EQ(r.memory, 0);
+  EXPECT_EQ(r.core, 5);
+}
+
+TEST(ScoringWeights, RejectsWithHamisMessages) {
+  const auto msg = [](std::string_view v) {
+    return std::get<std::string>(parse_scoring_weights(v));
+  };
+  const std::string p = "invalid hami.io/device-scoring-weights annotation ";
+  EXPECT_EQ(msg("slot=1,core=1"), p + "\"slot=1,core=1\": expected slot, core, and memory weights");
+  EXPECT_EQ(msg("slot=1,core,memory=1"),
+            p + "\"slot=1,core,memory=1\": expected key=value entries");
+  EXPECT_EQ(msg("slot=1,slot=2,memory=1"),
+            p + "\"slot=1,slot=2,memory=1\": duplicate \"slot\" weight");
+  EXPECT_EQ(msg("slot=x,core=1,memory=1"),
+            p + "\"slot=x,core=1,memory=1\": \"slot\" weight must be an integer");
+  EXPECT_EQ(msg("slot=-1,core=1,memory=1"),
+            p + "\"slot=-1,core=1,memory=1\": \"slot\" weight must not be negative");
+  EXPECT_EQ(msg("slot=1,core=1,disk=1"), p + "\"slot=1,core=1,disk=1\": unknown weight \"disk\"");
+  EXPECT_EQ(msg("slot=0,core=0,memory=0"),
+            p + "\"slot=0,core=0,memory=0\": at least one weight must be positive");
+  EXPECT_EQ(msg("a\"b"), p + "\"a\\\"b\": expected slot, core, and memory weights");
+}
+
+TEST(DeviceScore, MatchesHamisComputeScore) {
+  const ScoringWeights one;
+  // TestComputeScore "no requests": used 2/10, cores 1/4, mem 2048/8192 → 7.
+  EXPECT_DOUBLE_EQ(device_score(one, {}, 2, 10, 1, 4, 2048, 8192), 7.0);
+  // Zero capacity → 0.
+  EXPECT_EQ(device_score(one, {1, 1000, 0, 10}, 0, 0, 0, 100, 0, 8000), 0);
+  // A request: one slot, 1 core, 1024 MiB → 10·(3/10 + 2/4 + 3072/8192) = 11.75.
+  EXPECT_DOUBLE_EQ(device_score(one, {1, 1024, 0, 1}, 2, 10, 1, 4, 2048, 8192), 11.75);
+  // Percentage requests use the device's memory: 50 % of 8192.
+  EXPECT_DOUBLE_EQ(device_score(one, {1, 0, 50, 0}, 0, 10, 0, 4, 0, 8192), 10 * (0.1 + 0.5));
+  // Weights (TestComputeScoreWithResourceWeights): memory ×3.
+  EXPECT_DOUBLE_EQ(device_score({1, 1, 3}, {}, 2, 10, 1, 4, 2048, 8192), 10 * (0.2 + 0.25 + 0.75));
+}
+
+// Through the scheduler: weights change which device binpack fills.
+TEST(DeviceScore, PodWeightsChangeThePreferredDevice) {
+  using namespace hami::testing;
+  // GPU-0: many tasks, little memory used; GPU-1: one task, most memory.
+  const std::string yaml = std::string(R"(
+kind: List
+items:
+- kind: Node
+  metadata:
+    name: n1
+    annotations:
+      hami.io/node-nvidia-register: '[{"id":"GPU-0","count":10,"devmem":10000,"devcore":100,"type":"NVIDIA","health":true},{"id":"GPU-1","index":1,"count":10,"devmem":10000,"devcore":100,"type":"NVIDIA","health":true}]'
+- kind: Pod
+  metadata: {name: slots, namespace: ns, uid: u1, annotations: {hami.io/vgpu-node: n1, hami.io/vgpu-devices-allocated: "GPU-0,NVIDIA,100,0:GPU-0,NVIDIA,100,0:GPU-0,NVIDIA,100,0:GPU-0,NVIDIA,100,0:;"}}
+  spec: {containers: [{name: c}]}
+- kind: Pod
+  metadata: {name: mem, namespace: ns, uid: u2, annotations: {hami.io/vgpu-node: n1, hami.io/vgpu-devices-allocated: "GPU-1,NVIDIA,8000,0:;"}}
+  spec: {containers: [{name: c}]}
+)");
+  SchedulerOptions options;
+  options.allocate_at = AllocateAt::Filter;
+  options.gpu_policy = "binpack";
+  const auto run = [&](const std::string& weights) {
+    SchedulingEnv env(yaml, options);
+    const std::string json =
+        pod_json("ns", "p", "uid-p", {{{"nvidia.com/gpu", "1"}, {"nvidia.com/gpumem", "500"}}}, {},
+                 R"({"hami.io/device-scoring-weights":")" + weights + R"("})");
+    rapidjson::Document doc;
+    doc.Parse(json.c_str());
+    env.cluster->upsert(doc);
+    const auto out = env.scheduler->filter(pod_from_json(json), std::vector<std::string>{"n1"});
+    EXPECT_EQ(out.fit.size(), 1u);
+    return env.annotation("ns", "p", "hami.io/vgpu-devices-allocated");
+  };
+  EXPECT_EQ(run("slot=1,core=0,memory=0"), "GPU-0,NVIDIA,500,0:;");
+  EXPECT_EQ(run("slot=0,core=0,memory=1"), "GPU-1,NVIDIA,500,0:;");
+}
+
+}  // namespace
