@@ -55,6 +55,10 @@ function(hami_add_plugin target)
   if(P_OUTPUT_NAME)
     set_target_properties(${target} PROPERTIES OUTPUT_NAME "${P_OUTPUT_NAME}")
   endif()
+  # The C++ wrapper needs C++20; C sources are unaffected.
+  if(NOT CMAKE_CXX_STANDARD OR CMAKE_CXX_STANDARD LESS 20)
+    set_target_properties(${target} PROPERTIES CXX_STANDARD 20 CXX_STANDARD_REQUIRED ON)
+  endif()
   target_link_libraries(${target} PRIVATE Hami::sdk ${P_LIBRARIES})
   target_link_options(${target} PRIVATE
     "LINKER:--version-script=${_HAMI_PLUGIN_VERSION_SCRIPT}"

@@ -190,6 +190,10 @@ typedef struct hami_host_info {
  *   knows; the plugin fills at most that many bytes (HAMI-PLUGIN-2) // out
  * Ownership / lifetime: every string and the vtable live in the plugin's
  *   static storage for as long as the library is loaded (HAMI-PLUGIN-6).
+ * Versioning: the first three members (struct_size, abi_major, abi_minor),
+ *   here and in hami_host_info, keep their place in every ABI major, so a
+ *   plugin can always report its version, even to a host it refuses, and
+ *   the host can name both versions (HAMI-HOST-3).
  * Since: 1.0
  */
 typedef struct hami_plugin_info {
