@@ -1,0 +1,239 @@
+// Invariant: concurrent filter + bind rounds from several threads never put
+// more memory, cores or tasks on a GPU than it has, and a failed bind leaves
+// no reservation (nor allocation annotation) behind. Bounded in pods,
+// attempts and wall time.
+#include <gtest/gtest.h>
+
+#include <atomic>
+#include <chrono>
+#include <map>
+#include <mutex>
+#include <random>
+#include <thread>
+
+#include "cluster/node_lock.hpp"
+#include "scheduling_env.hpp"
+
+namespace {
+
+using namespace hami;
+using namespace hami::testing;
+using scheduling::AllocateAt;
+using scheduling::SchedulerOptions;
+
+constexpr int kNodes = 3;
+constexpr int kGpusPerNode = 2;
+constexpr int64_t kMemory = 10000;
+constexpr int32_t kSlots = 4;
+constexpr int kPods = 48;
+constexpr int kThreads = 4;
+constexpr int kOperations = 1200;
+constexpr auto kDeadline = std::chrono::seconds(60);
+
+std::string cluster_yaml() {
+  std::string yaml = "kind: List\nitems:\n";
+  for (int n = 0; n < kNodes; ++n) {
+    std::string reg = "[";
+    for (int g = 0; g < kGpusPerNode; ++g) {
+      if (g > 0)
+        reg += ",";
+      reg += R"({"id":"GPU-)" + std::to_string(n) + "-" + std::to_string(g) + R"(","index":)" +
+             std::to_string(g) + R"(,"count":)" + std::to_string(kSlots) + R"(,"devmem":)" +
+             std::to_string(kMemory) + R"(,"devcore":100,"type":"NVIDIA","health":true})";
+    }
+    reg += "]";
+    yaml += "- kind: Node\n  metadata:\n    name: node-" + std::to_string(n) +
+            "\n    annotations:\n      hami.io/node-nvidia-register: '" + reg +
+            "'\n  status: {allocatable: {nvidia.com/gpu: \"8\"}}\n";
+  }
+  return yaml;
+}
+
+struct Totals {
+  int64_t memory = 0;
+  int64_t cores = 0;
+  int32_t slots = 0;
+};
+
+// Parses "<id>,<type>,<mem>,<cores>:...;..." independently of the plugins.
+void add_allocation(std::string_view value, std::map<std::string, Totals>& totals) {
+  size_t start = 0;
+  while (start < value.size()) {
+    size_t end = value.find_first_of(":;", start);
+    if (end == std::string_view::npos)
+      end = value.size();
+    const std::string_view entry = value.substr(start, end - start);
+    if (!entry.empty()) {
+      const size_t c1 = entry.find(',');
+      const size_t c2 = entry.find(',', c1 + 1);
+      const size_t c3 = entry.find(',', c2 + 1);
+      Totals& t = totals[std::string(entry.substr(0, c1))];
+      t.memory += std::stoll(std::string(entry.substr(c2 + 1, c3 - c2 - 1)));
+      t.cores += std::stoll(std::string(entry.substr(c3 + 1)));
+      t.slots += 1;
+    }
+    start = end + 1;
+  }
+}
+
+class Invariant : public ::testing::TestWithParam<AllocateAt> {};
+
+TEST_P(Invariant, ConcurrentFilterAndBindNeverOverAllocate) {
+  SchedulerOptions options;
+  options.allocate_at = GetParam();
+  SchedulingEnv env(cluster_yaml(), options);
+  cluster::NodeLocker device_plugin(*env.cluster, [&] { return env.now.load(); });
+
+  std::mt19937 rng(20250615);
+  std::vector<std::string> names;
+  for (int n = 0; n < kNodes; ++n)
+    names.push_back("node-" + std::to_string(n));
+  std::vector<std::string> pods;
+  for (int i = 0; i < kPods; ++i) {
+    const int gpus = 1 + static_cast<int>(rng() % 2);
+    const int mem = 1000 + static_cast<int>(rng() % 5) * 1000;
+    const int cores = static_cast<int>(rng() % 4) * 20;
+    const std::string json = pod_json("ns", "p" + std::to_string(i), "uid-" + std::to_string(i),
+                                      {{{"nvidia.com/gpu", std::to_string(gpus)},
+                                        {"nvidia.com/gpumem", std::to_string(mem)},
+                                        {"nvidia.com/gpucores", std::to_string(cores)}}});
+    rapidjson::Document doc;
+    doc.Parse(json.c_str());
+    env.cluster->upsert(doc);
+    pods.push_back(json);
+  }
+
+  const auto started = std::chrono::steady_clock::now();
+  std::atomic<int> next{0};
+  std::atomic<int> bound{0};
+  std::atomic<int> failed_binds{0};
+  std::atomic<bool> stop_checker{false};
+  std::atomic<int> violations{0};
+
+  // Watches the ledger while binds run: no device is ever over its capacity.
+  std::thread checker([&] {
+    while (!stop_checker.load()) {
+      {
+        const auto snapshot = env.scheduler->ledger().read();
+        for (const auto& [name, entry] : snapshot->nodes()) {
+          for (const auto& use : entry.use[0]) {
+            if (use.memory_mib > kMemory || use.cores > 100 || use.used > kSlots)
+              violations++;
+          }
+        }
+      }
+      std::this_thread::yield();
+    }
+  });
+
+  // Each operation takes one pod: a bound pod completes (deleted and
+  // re-created pending, freeing its devices), a pending pod is filtered and
+  // bound to a random fitting node. Two threads never work on one pod.
+  std::vector<std::mutex> pod_mutex(kPods);
+  std::atomic<int> dirty_failures{0};
+  std::vector<std::thread> workers;
+  for (int t = 0; t < kThreads; ++t) {
+    workers.emplace_back([&, t] {
+      std::mt19937 local(static_cast<uint32_t>(t) + 1);
+      for (int op = next++; op < kOperations; op = next++) {
+        if (std::chrono::steady_clock::now() - started > kDeadline)
+          return;
+        const int i = static_cast<int>(local() % kPods);
+        std::unique_lock guard(pod_mutex[static_cast<size_t>(i)], std::try_to_lock);
+        if (!guard.owns_lock())
+          continue;
+        const std::string name = "p" + std::to_string(i);
+        const std::string uid = "uid-" + std::to_string(i);
+        const auto record = env.cluster->pod("ns", name);
+        if (!record->node_name.empty()) {
+          env.cluster->delete_pod("ns", name);
+          rapidjson::Document doc;
+          doc.Parse(pods[static_cast<size_t>(i)].c_str());
+          env.cluster->upsert(doc);
+          continue;
+        }
+        const auto pod = pod_from_json(pods[static_cast<size_t>(i)]);
+        const auto out = env.scheduler->filter(pod, names);
+        if (out.fit.empty())
+          continue;
+        const std::string node = names[out.fit[local() % out.fit.size()]];
+        const std::string error = env.scheduler->bind("ns", name, uid, node);
+        if (error.empty()) {
+          bound++;
+          // The node-side plugin serves the pod and releases the lock.
+          device_plugin.release(node, "ns", name);
+          continue;
+        }
+        failed_binds++;
+        // A failed bind leaves nothing behind.
+        const auto snapshot = env.scheduler->ledger().read();
+        if (snapshot->pod(uid) != nullptr ||
+            env.cluster->pod("ns", name)->annotation("hami.io/vgpu-devices-allocated")) {
+          dirty_failures++;
+        }
+      }
+    });
+  }
+  for (auto& w : workers)
+    w.join();
+  stop_checker = true;
+  checker.join();
+  ASSERT_LT(std::chrono::steady_clock::now() - started, kDeadline) << "did not finish in time";
+
+  EXPECT_EQ(violations.load(), 0);
+  EXPECT_EQ(dirty_failures.load(), 0);
+  EXPECT_GT(bound.load(), 100);
+  EXPECT_GT(failed_binds.load(), 0);
+
+  // The source of truth: the bound pods' allocation annotations.
+  std::map<std::string, Totals> totals;
+  for (const auto& pod : env.cluster->pods()) {
+    const auto allocated = pod->annotation("hami.io/vgpu-devices-allocated");
+    const auto key = pod->uid;
+    const auto snapshot = env.scheduler->ledger().read();
+    const auto* charge = snapshot->pod(key);
+    if (pod->node_name.empty()) {
+      // Unbound: nothing reserved, nothing written.
+      EXPECT_FALSE(allocated.has_value()) << pod->name;
+      EXPECT_EQ(charge, nullptr) << pod->name;
+      continue;
+    }
+    ASSERT_TRUE(allocated.has_value()) << pod->name;
+    ASSERT_NE(charge, nullptr) << pod->name;
+    EXPECT_FALSE(charge->reservation);
+    EXPECT_EQ(pod->annotation("hami.io/vgpu-node"), pod->node_name);
+    add_allocation(*allocated, totals);
+  }
+  for (const auto& [id, t] : totals) {
+    EXPECT_LE(t.memory, kMemory) << id;
+    EXPECT_LE(t.cores, 100) << id;
+    EXPECT_LE(t.slots, kSlots) << id;
+  }
+  // The ledger agrees with the annotations device by device.
+  const auto snapshot = env.scheduler->ledger().read();
+  for (int n = 0; n < kNodes; ++n) {
+    const auto* entry = snapshot->node("node-" + std::to_string(n));
+    ASSERT_NE(entry, nullptr);
+    for (int g = 0; g < kGpusPerNode; ++g) {
+      const Totals t = totals["GPU-" + std::to_string(n) + "-" + std::to_string(g)];
+      const auto& use = entry->use[0][static_cast<size_t>(g)];
+      EXPECT_EQ(use.memory_mib, t.memory);
+      EXPECT_EQ(use.cores, t.cores);
+      EXPECT_EQ(use.used, t.slots);
+    }
+  }
+  // No node lock is left behind by a failed bind.
+  for (const auto& node : env.cluster->nodes()) {
+    EXPECT_FALSE(node->annotation("hami.io/mutex.lock").has_value()) << node->name();
+  }
+  RecordProperty("bound", bound.load());
+  RecordProperty("failed_binds", failed_binds.load());
+}
+
+INSTANTIATE_TEST_SUITE_P(Modes, Invariant, ::testing::Values(AllocateAt::Bind, AllocateAt::Filter),
+                         [](const auto& param_info) {
+                           return param_info.param == AllocateAt::Bind ? std::string("BindMode")
+                                                                       : std::string("FilterMode");
+                         });
+
+}  // namespace
