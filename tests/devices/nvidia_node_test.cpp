@@ -112,6 +112,8 @@ TEST(NvidiaNode, MalformedRegistrationsAreInvalidArgumentWithPlace) {
       {R"([null])", "element is null"},
       {R"([1])", "expected device objects, found number"},
       {R"([{"id":"GPU-0"}] x)", "invalid JSON at offset"},
+      {R"([{"id":"GPU-0","custominfo":)" + std::string(100, '['),
+       "element 0: nesting deeper than 64 levels"},
       {R"([{"id":"GPU-0")", "invalid JSON at offset"},
   };
   for (const auto& [value, message] : cases) {

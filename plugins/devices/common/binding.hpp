@@ -4,6 +4,7 @@
 #ifndef HAMI_DEVICES_COMMON_BINDING_HPP
 #define HAMI_DEVICES_COMMON_BINDING_HPP
 
+#include <initializer_list>
 #include <optional>
 #include <span>
 #include <string>
@@ -21,13 +22,16 @@
 namespace hami::devices {
 
 // Runs `body`; InvalidInput becomes hami::Error(HAMI_INVALID_ARGUMENT) with
-// `context` (if any) in front of the message.
+// the concatenated `context` parts (if any) in front of the message. The
+// context is only assembled on failure: decode_node and fit are hot paths.
 template <class F>
-decltype(auto) translate(std::string_view context, F&& body) {
+decltype(auto) translate(std::initializer_list<std::string_view> context, F&& body) {
   try {
     return body();
   } catch (const InvalidInput& e) {
-    std::string message(context);
+    std::string message;
+    for (const std::string_view part : context)
+      message += part;
     if (!message.empty())
       message += ": ";
     message += e.what();

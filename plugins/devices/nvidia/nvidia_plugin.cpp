@@ -19,7 +19,7 @@ class NvidiaPlugin final : public DevicePlugin {
  public:
   NvidiaPlugin(const hami_host_info& host, std::string_view config_json)
       : host_(host),
-        config_(translate("nvidia config", [&] { return parse_config(config_json); })) {}
+        config_(translate({"nvidia config"}, [&] { return parse_config(config_json); })) {}
 
   void describe(hami_device_description& out) override {
     out.vendor = to_str(kVendor);
@@ -37,7 +37,7 @@ class NvidiaPlugin final : public DevicePlugin {
 
   bool mutate_container(const hami_pod_view& pod, std::size_t idx,
                         const hami_container_mutation_sink& out) override {
-    const ContainerMutation m = translate("", [&] {
+    const ContainerMutation m = translate({}, [&] {
       return nvidia::mutate_container(config_, container_at(pod, idx),
                                       to_sv(pod.runtime_class_name));
     });
@@ -47,7 +47,7 @@ class NvidiaPlugin final : public DevicePlugin {
 
   hami_device_request container_request(const hami_pod_view& pod, std::size_t idx) override {
     const Request r =
-        translate("", [&] { return nvidia::container_request(config_, container_at(pod, idx)); });
+        translate({}, [&] { return nvidia::container_request(config_, container_at(pod, idx)); });
     hami_device_request out{};
     out.struct_size = static_cast<std::uint32_t>(sizeof out);
     out.count = r.count;
@@ -59,18 +59,18 @@ class NvidiaPlugin final : public DevicePlugin {
 
   void decode_node(const hami_node_view& node, const hami_device_sink& out) override {
     const KvList annotations(node.annotations, node.annotations_len);
-    const std::string node_name(to_sv(node.name));
+    const std::string_view node_name = to_sv(node.name);
     const auto reg = annotations.find(kRegisterAnnotation);
     if (!reg) {
-      throw Error(HAMI_NOT_FOUND, "node " + node_name + " has no " +
+      throw Error(HAMI_NOT_FOUND, "node " + std::string(node_name) + " has no " +
                                       std::string(kRegisterAnnotation) + " annotation");
     }
     const RegisterDecoding decoded =
-        translate("node " + node_name + ": " + std::string(kRegisterAnnotation),
+        translate({"node ", node_name, ": ", kRegisterAnnotation},
                   [&] { return decode_register(*reg, RegisterForm::Legacy); });
     std::vector<PairScore> scores;
     if (const auto text = annotations.find(kPairScoreAnnotation)) {
-      scores = translate("node " + node_name + ": " + std::string(kPairScoreAnnotation),
+      scores = translate({"node ", node_name, ": ", kPairScoreAnnotation},
                          [&] { return decode_pair_scores(*text); });
     }
     emit_inventory(decoded, annotations.find(kCordonAnnotation), scores, out);
@@ -102,7 +102,7 @@ class NvidiaPlugin final : public DevicePlugin {
     const std::span<hami_fit_pick> picks =
         out.picks == nullptr ? std::span<hami_fit_pick>{} : std::span(out.picks, out.picks_cap);
     std::string reason;
-    const FitResult r = translate("", [&] { return nvidia::fit(in, picks, reason); });
+    const FitResult r = translate({}, [&] { return nvidia::fit(in, picks, reason); });
     out.fits = r.fits ? 1u : 0u;
     out.picks_len = r.picks_len;
     if (!r.fits)
@@ -111,11 +111,11 @@ class NvidiaPlugin final : public DevicePlugin {
 
   void encode_allocation(std::span<const hami_container_alloc> containers,
                          const hami_sink& out) override {
-    translate("", [&] { write_allocation(containers, out); });
+    translate({}, [&] { write_allocation(containers, out); });
   }
 
   void decode_allocation(std::string_view value, const hami_allocation_sink& out) override {
-    translate("", [&] { emit_allocation(value, out); });
+    translate({}, [&] { emit_allocation(value, out); });
   }
 
  private:
