@@ -49,7 +49,7 @@ bool valid_plugin_name(const std::string& name) {
   });
 }
 
-// Opens and negotiates one library (HAMI-HOST-2..4).
+// Opens and negotiates one library (HAMI-HOST-3, HAMI-HOST-4).
 std::shared_ptr<PluginLibrary> open_library(const fs::path& file, const PluginSpec& spec,
                                             const std::string& label, const HostServices& services,
                                             PluginInfo& info, const void*& vtable) {

@@ -251,7 +251,7 @@ void destroy_instance(hami_instance* instance) noexcept {
 // The body of hami_plugin_negotiate for every kind. The first three members
 // of hami_host_info and hami_plugin_info (struct_size, abi_major,
 // abi_minor) keep their place in every ABI major, so the plugin always
-// reports its version, even to a host it refuses (HAMI-HOST-4).
+// reports its version, even to a host it refuses (HAMI-HOST-3).
 inline hami_status negotiate(const hami_host_info* in, hami_plugin_info* out, hami_errbuf err,
                              std::uint32_t kind, const char* name, const char* version,
                              const char* description, const char* config_schema,

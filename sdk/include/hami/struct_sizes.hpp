@@ -2,7 +2,7 @@
 //
 // A struct received from the other side of the ABI is usable when its
 // `struct_size` covers at least the members that existed in 1.0: a peer built
-// against 1.0 or any later minor always sends that much (HAMI-HOST-3). The
+// against 1.0 or any later minor always sends that much (HAMI-HOST-4). The
 // size is measured to the end of the last 1.0 member, not sizeof(), so that
 // trailing padding never decides compatibility.
 //
