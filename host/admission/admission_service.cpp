@@ -5,6 +5,7 @@
 #include <cctype>
 #include <exception>
 #include <optional>
+#include <stdexcept>
 #include <utility>
 
 #include "admission/json_patch.hpp"
@@ -133,8 +134,14 @@ HttpReply AdmissionService::handle(std::string_view content_type, std::string_vi
   std::string patch_text;
   switch (decision.verdict) {
     case HAMI_ADMIT_ALLOW:
-      if (decision.scheduler_name)
-        patcher.set_scheduler_name(*decision.scheduler_name);
+      if (decision.scheduler_name) {
+        try {
+          patcher.set_scheduler_name(*decision.scheduler_name);
+        } catch (const std::invalid_argument& e) {
+          return errored(request.version, request.uid, 500,
+                         "admission plugin failed: " + policy_.name() + ".review: " + e.what());
+        }
+      }
       if (!patch.empty())
         patch_text = patch.json();
       reply.patch = patch_text;

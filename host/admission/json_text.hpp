@@ -8,8 +8,14 @@
 namespace hami::admission {
 
 // Appends `text` as a JSON string literal (quotes included): '"' and '\\'
-// are escaped, control characters become \n, \t, ... or \u00XX. Other bytes
-// are copied (the decoder has already validated the input as UTF-8).
+// are escaped, control characters become \n, \t, ... or \u00XX, valid UTF-8
+// is copied as is, and every byte that is not part of a valid UTF-8
+// sequence becomes U+FFFD (as Go's encoder does), so the output is always
+// valid JSON whatever the input.
 void append_json_string(std::string& out, std::string_view text);
+
+// True when `text` is valid UTF-8 (no overlong forms, no surrogates,
+// nothing above U+10FFFF).
+bool is_valid_utf8(std::string_view text) noexcept;
 
 }  // namespace hami::admission

@@ -1,10 +1,23 @@
 #include "admission/pod_patcher.hpp"
 
+#include <stdexcept>
+
+#include "admission/json_text.hpp"
 #include "k8s/json_path.hpp"
 
 namespace hami::admission {
 
 using k8s::Change;
+
+namespace {
+
+void require_utf8(std::string_view what, std::string_view text) {
+  if (!is_valid_utf8(text)) {
+    throw std::invalid_argument(std::string(what) + " is not valid UTF-8");
+  }
+}
+
+}  // namespace
 
 std::string PodPatcher::container_pointer(size_t container) const {
   const k8s::ContainerJson& where = pod_.container_json(container);
@@ -22,6 +35,8 @@ void PodPatcher::ensure_spec() {
 }
 
 void PodPatcher::set_limit(size_t container, std::string_view resource, std::string_view quantity) {
+  require_utf8("limit name", resource);
+  require_utf8("limit value", quantity);
   const k8s::ContainerJson before = pod_.container_json(container);
   const Change change = pod_.set_limit(container, resource, quantity);
   if (change == Change::None)
@@ -42,6 +57,8 @@ void PodPatcher::set_limit(size_t container, std::string_view resource, std::str
 }
 
 void PodPatcher::set_env(size_t container, std::string_view name, std::string_view value) {
+  require_utf8("env name", name);
+  require_utf8("env value", value);
   const bool had_env = pod_.container_json(container).has_env;
   const k8s::EnvChange change = pod_.set_env(container, name, value);
   if (change.change == Change::None)
@@ -59,6 +76,7 @@ void PodPatcher::set_env(size_t container, std::string_view name, std::string_vi
 }
 
 void PodPatcher::set_runtime_class_if_absent(std::string_view name) {
+  require_utf8("runtime class name", name);
   if (name.empty() || pod_.view().runtime_class_name.len != 0)
     return;
   const Change change = pod_.set_runtime_class_name(name);
@@ -73,6 +91,7 @@ void PodPatcher::set_runtime_class_if_absent(std::string_view name) {
 }
 
 void PodPatcher::set_scheduler_name(std::string_view name) {
+  require_utf8("scheduler name", name);
   const Change change = pod_.set_scheduler_name(name);
   if (change == Change::None)
     return;

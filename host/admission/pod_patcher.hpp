@@ -12,6 +12,9 @@
 //    of the same name (the effective, last one) is replaced whole, which also
 //    turns a valueFrom entry into a literal.
 //  - Keys are escaped per RFC 6901 ("nvidia.com/gpu" → "nvidia.com~1gpu").
+//  - Every name and value must be valid UTF-8 (JSON text cannot carry
+//    anything else unchanged): otherwise std::invalid_argument is thrown and
+//    neither the pod nor the patch changes.
 #pragma once
 
 #include <cstddef>

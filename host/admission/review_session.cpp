@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cstring>
 #include <exception>
+#include <stdexcept>
 #include <string>
 #include <vector>
 
@@ -115,13 +116,18 @@ hami_status ReviewSession::apply_device_defaults(uint32_t& uses_managed, hami_er
         write_error(err, e.what());
         return HAMI_INTERNAL;
       }
-      for (const auto& [resource, quantity] : mutation.limits) {
-        patcher_.set_limit(c, resource, quantity);
+      try {
+        for (const auto& [resource, quantity] : mutation.limits) {
+          patcher_.set_limit(c, resource, quantity);
+        }
+        for (const auto& [name, value] : mutation.env)
+          patcher_.set_env(c, name, value);
+        if (mutation.runtime_class)
+          patcher_.set_runtime_class_if_absent(*mutation.runtime_class);
+      } catch (const std::invalid_argument& e) {
+        write_error(err, device.name() + ".mutate_container: " + e.what());
+        return HAMI_INTERNAL;
       }
-      for (const auto& [name, value] : mutation.env)
-        patcher_.set_env(c, name, value);
-      if (mutation.runtime_class)
-        patcher_.set_runtime_class_if_absent(*mutation.runtime_class);
       uses_managed_ = uses_managed_ || mutation.uses_device;
     }
   }

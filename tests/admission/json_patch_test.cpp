@@ -51,6 +51,35 @@ TEST(JsonText, EscapesQuotesBackslashesAndControlCharacters) {
   EXPECT_EQ(out, "\"\"");
 }
 
+TEST(JsonText, InvalidUtf8BecomesReplacementCharacters) {
+  std::string out;
+  append_json_string(out,
+                     "a\xff"
+                     "b\xc3"
+                     "\xe2\x82"
+                     "c\xed\xa0\x80\xf4\x90\x80\x80\xc0\xaf");
+  const std::string r = "\xEF\xBF\xBD";
+  // Each offending byte becomes U+FFFD; valid neighbours stay.
+  EXPECT_EQ(out, "\"a" + r + "b" + r + r + r + "c" + r + r + r + r + r + r + r + r + r + "\"");
+  EXPECT_EQ(nlohmann::json::parse(out).get<std::string>().substr(0, 1), "a");
+  out.clear();
+  append_json_string(out, "\xf0\x9f\x98\x80\xe2\x82\xac\xc3\xa9");  // 4-, 3-, 2-byte forms
+  EXPECT_EQ(out, "\"\xf0\x9f\x98\x80\xe2\x82\xac\xc3\xa9\"");
+}
+
+TEST(JsonText, Utf8Validation) {
+  EXPECT_TRUE(is_valid_utf8(""));
+  EXPECT_TRUE(is_valid_utf8("plain ascii ~/"));
+  EXPECT_TRUE(is_valid_utf8("\xc3\xa9\xe2\x82\xac\xf0\x9f\x98\x80\xf4\x8f\xbf\xbf"));
+  EXPECT_FALSE(is_valid_utf8("\xff"));
+  EXPECT_FALSE(is_valid_utf8("\xc3"));              // truncated
+  EXPECT_FALSE(is_valid_utf8("\xc0\xaf"));          // overlong '/'
+  EXPECT_FALSE(is_valid_utf8("\xe0\x80\xaf"));      // overlong
+  EXPECT_FALSE(is_valid_utf8("\xed\xa0\x80"));      // surrogate
+  EXPECT_FALSE(is_valid_utf8("\xf4\x90\x80\x80"));  // above U+10FFFF
+  EXPECT_FALSE(is_valid_utf8("\x80"));              // lone continuation
+}
+
 TEST(JsonPatch, EmptyPatchIsAnEmptyArray) {
   const JsonPatch patch;
   EXPECT_TRUE(patch.empty());

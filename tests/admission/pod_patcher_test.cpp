@@ -4,6 +4,7 @@
 #include <rapidjson/document.h>
 
 #include <nlohmann/json.hpp>
+#include <stdexcept>
 #include <string>
 
 #include "admission/json_patch.hpp"
@@ -174,6 +175,31 @@ TEST(PodPatcher, KeysNeedingEscapesRoundTrip) {
             std::string::npos);
   EXPECT_EQ(out["spec"]["containers"][0]["env"][0]["value"], "line\nbreak");
   expect_idempotent(out, mutate);
+}
+
+TEST(PodPatcher, RefusesTextThatIsNotUtf8AndChangesNothing) {
+  const std::string pod = R"({"spec":{"containers":[{"name":"a"}]}})";
+  rapidjson::Document doc;
+  doc.Parse(pod.data(), pod.size());
+  k8s::PodModel model(doc);
+  JsonPatch patch;
+  PodPatcher patcher(model, patch);
+  EXPECT_THROW(patcher.set_limit(0, "nvidia.com/gpu", "\xff"), std::invalid_argument);
+  EXPECT_THROW(patcher.set_limit(0, "\xc3", "1"), std::invalid_argument);
+  EXPECT_THROW(patcher.set_env(0, "A", "\xed\xa0\x80"), std::invalid_argument);
+  EXPECT_THROW(patcher.set_runtime_class_if_absent("\xfe"), std::invalid_argument);
+  try {
+    patcher.set_scheduler_name("hami-\x8f");
+    FAIL() << "no error";
+  } catch (const std::invalid_argument& e) {
+    EXPECT_STREQ(e.what(), "scheduler name is not valid UTF-8");
+  }
+  EXPECT_TRUE(patch.empty());
+  EXPECT_EQ(model.view().containers[0].limits_len, 0U);
+  EXPECT_EQ(model.view().containers[0].env_len, 0U);
+  EXPECT_FALSE(model.has_scheduler_name());
+  patcher.set_env(0, "NAME", "caf\xc3\xa9");
+  EXPECT_EQ(patch.size(), 2U);
 }
 
 }  // namespace
