@@ -117,6 +117,10 @@ TlsConnection::TlsConnection(SSL_CTX* ctx, uint16_t port) {
 }
 
 TlsConnection::~TlsConnection() {
+  // A clean close_notify keeps the session resumable (OpenSSL drops
+  // sessions of connections that end without one).
+  if (ssl_ != nullptr && SSL_is_init_finished(ssl_))
+    SSL_shutdown(ssl_);
   if (ssl_ != nullptr)
     SSL_free(ssl_);
   if (fd_ >= 0)
@@ -135,6 +139,18 @@ bool TlsConnection::handshake() {
 
 int TlsConnection::version() const {
   return SSL_version(ssl_);
+}
+
+void TlsConnection::offer_session(SSL_SESSION* session) {
+  SSL_set_session(ssl_, session);
+}
+
+SSL_SESSION* TlsConnection::take_session() const {
+  return SSL_get1_session(ssl_);
+}
+
+bool TlsConnection::session_reused() const {
+  return SSL_session_reused(ssl_) == 1;
 }
 
 std::string TlsConnection::peer_certificate_pem() const {

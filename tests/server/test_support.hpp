@@ -72,6 +72,11 @@ class TlsConnection {
   const std::string& error() const { return error_; }
   int last_error_reason() const { return reason_; }  // ERR_GET_REASON of the failure
   int version() const;                               // TLS1_2_VERSION, ...
+  // Offers `session` for resumption; call before handshake().
+  void offer_session(SSL_SESSION* session);
+  // The negotiated session (owned by the caller), or null.
+  SSL_SESSION* take_session() const;
+  bool session_reused() const;
   std::string peer_certificate_pem() const;
 
   bool send(const std::string& bytes);

@@ -98,6 +98,64 @@ TEST_F(TlsTest, Tls13IsPreferred) {
   EXPECT_EQ(conn.version(), TLS1_3_VERSION);
 }
 
+// Connects twice at TLS 1.2, offering the first session on the second
+// connection; true when the server resumed it.
+bool resumes_session(uint16_t port) {
+  ClientTlsOptions o;
+  o.max_version = TLS1_2_VERSION;
+  const auto ctx = make_client_ctx(o);
+  SSL_SESSION* session = nullptr;
+  {
+    TlsConnection first(ctx.get(), port);
+    if (!first.handshake())
+      return false;
+    session = first.take_session();
+  }
+  TlsConnection second(ctx.get(), port);
+  second.offer_session(session);
+  const bool ok = second.handshake();
+  SSL_SESSION_free(session);
+  return ok && second.session_reused();
+}
+
+TEST_F(TlsTest, SessionsResumeByDefault) {
+  RunningServer srv(health_router(readiness));
+  EXPECT_TRUE(resumes_session(srv.port()));
+}
+
+TEST_F(TlsTest, SessionResumptionCanBeDisabled) {
+  ServerOptions options;
+  options.tls.session_resumption = false;
+  RunningServer srv(health_router(readiness), options);
+  EXPECT_FALSE(resumes_session(srv.port()));
+}
+
+TEST_F(TlsTest, Ipv6LoopbackIsServedAndNamedInTheCertificate) {
+  config::ListenAddress listen;
+  listen.host = "::1";
+  listen.port = 0;
+  log::Logger quiet(log::Level::error);
+  config::TlsConfig tls;
+  tls.self_signed = true;
+  std::unique_ptr<server::HttpsServer> srv;
+  try {
+    srv = std::make_unique<server::HttpsServer>(health_router(readiness),
+                                                server::make_server_tls(tls), listen,
+                                                config::ServerConfig{}, quiet);
+  } catch (const std::runtime_error& e) {
+    GTEST_SKIP() << "no IPv6 loopback on this machine: " << e.what();
+  }
+  srv->start();
+  EXPECT_EQ(srv->address(), "[::1]:" + std::to_string(srv->port()));
+  const auto ca = dir.write("server.pem", srv->tls().certificate_pem);
+  const auto curl =
+      run_command("curl -sS -g --max-time 10 --cacert " + shell_quote(ca.string()) +
+                  " -o /dev/null -w '%{http_code}' 'https://[::1]:" + std::to_string(srv->port()) +
+                  "/healthz' 2>&1");
+  EXPECT_EQ(curl.exit_code, 0) << curl.output;
+  EXPECT_EQ(curl.output, "200");
+}
+
 // The client below allows TLS 1.1 itself (security level 0), so a refusal
 // can only come from the server; the control shows the very same client
 // setup completes at TLS 1.2.
