@@ -654,8 +654,11 @@ void FileClusterState::record_event(const Event& event) {
 
 std::unique_ptr<ClusterState> open_cluster_state(std::string_view source,
                                                  const std::filesystem::path& file) {
-  if (source == "file")
+  if (source == "file") {
+    if (file.empty())
+      return std::make_unique<FileClusterState>();
     return FileClusterState::load(file);
+  }
   if (source == "kubernetes") {
     throw std::invalid_argument(
         "cluster.source \"kubernetes\" is not available in this build; use \"file\"");

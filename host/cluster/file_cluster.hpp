@@ -126,8 +126,9 @@ class FileClusterState final : public ClusterState {
   std::vector<ClusterWatcher*> watchers_;
 };
 
-// Opens the configured backend: "file" loads `file`; "kubernetes" is not
-// available in this build (throws std::invalid_argument saying so).
+// Opens the configured backend: "file" loads `file` (an empty path is an
+// empty cluster); "kubernetes" is not available in this build (throws
+// std::invalid_argument saying so).
 std::unique_ptr<ClusterState> open_cluster_state(std::string_view source,
                                                  const std::filesystem::path& file);
 

@@ -153,7 +153,15 @@ ContainerOutcome fit_container(const PodFitInput& in, size_t c, const NodeDevice
 NodeFit fit_node(const PodFitInput& in, const NodeDevices& devices,
                  const std::vector<bool>& healthy, const NodeUse& usage) {
   NodeFit out;
-  if (!devices.registered()) {
+  // A node whose every registered vendor failed its health check is as
+  // good as unregistered (HAMi drops the vendor from its cache).
+  bool usable = false;
+  for (size_t v = 0; v < devices.vendors().size(); ++v) {
+    const VendorDevices& vd = devices.vendors()[v];
+    if (vd.registered && !vd.records.empty() && (v >= healthy.size() || healthy[v]))
+      usable = true;
+  }
+  if (!usable) {
     out.unresolvable = true;
     out.reason = std::string(kNodeUnregistered);
     return out;

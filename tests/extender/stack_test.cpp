@@ -1,0 +1,114 @@
+// The stack the application builds (config → cluster state, scheduler,
+// health loop, admission view) over config/demo-cluster.yaml, walking the
+// demo of docs/demo-walkthrough.md.
+#include <gtest/gtest.h>
+#include <rapidjson/stringbuffer.h>
+#include <rapidjson/writer.h>
+
+#include <sstream>
+
+#include "cluster/file_cluster.hpp"
+#include "extender/extender_service.hpp"
+#include "extender/extender_stack.hpp"
+
+namespace {
+
+using namespace hami;
+
+struct DemoStack : ::testing::Test {
+  std::ostringstream log_sink;
+  log::Logger logger{log::Level::warn, log::Format::text, &log_sink};
+  host::HostServices services{[](int32_t, std::string_view, std::string_view) {},
+                              [] { return int64_t{1'750'000'000}; }};
+  host::PluginRegistry registry = host::PluginRegistry::load(
+      {HAMI_PLUGIN_DIR, true},
+      {{"nvidia", "nvidia.so", HAMI_KIND_DEVICE, "{}"},
+       {"amd", "amd.so", HAMI_KIND_DEVICE, "{}"},
+       {"hami-policies", "hami-policies.so", HAMI_KIND_SCHEDULING, "{}"}},
+      services);
+  config::HostConfig config = [] {
+    config::HostConfig c;
+    c.cluster.file = std::string(HAMI_SOURCE_DIR) + "/config/demo-cluster.yaml";
+    return c;
+  }();
+};
+
+constexpr const char* kAllNodes =
+    R"("NodeNames":["gpu-a100-0","gpu-a100-1","gpu-t4-0","gpu-mi300x-0","cpu-0"])";
+
+std::string pod_of(const cluster::ClusterState& cluster, const char* ns, const char* name) {
+  // The pod as kube-scheduler would send it: the snapshot's own object.
+  const auto* file = dynamic_cast<const cluster::FileClusterState*>(&cluster);
+  rapidjson::Document list;
+  list.Parse(file->to_json().c_str());
+  for (const auto& item : list["items"].GetArray()) {
+    if (std::string_view(item["kind"].GetString()) != "Pod")
+      continue;
+    const auto& meta = item["metadata"];
+    if (std::string_view(meta["namespace"].GetString()) == ns &&
+        std::string_view(meta["name"].GetString()) == name) {
+      rapidjson::StringBuffer buffer;
+      rapidjson::Writer<rapidjson::StringBuffer> writer(buffer);
+      item.Accept(writer);
+      return buffer.GetString();
+    }
+  }
+  return "null";
+}
+
+TEST_F(DemoStack, DemoClusterFiltersAndBinds) {
+  const auto stack = extender::make_extender_stack(config, registry, logger);
+  EXPECT_EQ(stack->cluster->nodes().size(), 5u);
+  EXPECT_EQ(stack->cluster->pods().size(), 7u);
+  const extender::ExtenderService service(*stack->scheduler, &logger);
+
+  const auto filter = service.filter(R"({"Pod":)" + pod_of(*stack->cluster, "ml", "demo-infer") +
+                                     "," + kAllNodes + "}");
+  EXPECT_EQ(
+      filter.body,
+      R"({"Nodes":null,"NodeNames":["gpu-a100-0","gpu-a100-1","gpu-t4-0"],"FailedNodes":null,)"
+      R"("FailedAndUnresolvableNodes":{"cpu-0":"node unregistered",)"
+      R"("gpu-mi300x-0":"NodeInsufficientDevice"},"Error":""})");
+  const auto prioritize =
+      service.prioritize(R"({"Pod":)" + pod_of(*stack->cluster, "ml", "demo-infer") +
+                         R"(,"NodeNames":["gpu-a100-0","gpu-a100-1","gpu-t4-0"]})");
+  EXPECT_EQ(prioritize.body, R"([{"Host":"gpu-a100-0","Score":1},{"Host":"gpu-a100-1","Score":4},)"
+                             R"({"Host":"gpu-t4-0","Score":2}])");
+  const auto bind = service.bind(
+      R"({"PodName":"demo-infer","PodNamespace":"ml","PodUID":"5e7c2d4a-0000-4000-8000-000000000001","Node":"gpu-a100-1"})");
+  EXPECT_EQ(bind.body, R"({"Error":""})");
+  const auto pod = stack->cluster->pod("ml", "demo-infer");
+  EXPECT_EQ(pod->node_name, "gpu-a100-1");
+  EXPECT_EQ(pod->annotation("hami.io/vgpu-devices-allocated"),
+            "GPU-1a2b3c4d-0001-4000-8000-a10000000001,NVIDIA,8000,30:;");
+
+  const auto rocm = service.filter(R"({"Pod":)" + pod_of(*stack->cluster, "rocm", "demo-rocm") +
+                                   "," + kAllNodes + "}");
+  EXPECT_NE(rocm.body.find(R"("NodeNames":["gpu-mi300x-0"])"), std::string::npos) << rocm.body;
+
+  // The admission view sees ml's quota and the ledger's usage (demo-infer
+  // included now).
+  const auto quota = stack->admission_view->quota("ml");
+  ASSERT_TRUE(quota);
+  EXPECT_EQ(quota->hard.at("nvidia.com/gpumem"), 200000);
+  EXPECT_EQ(quota->used.at("nvidia.com/gpumem"), 20000 + 2 * 40960 + 16384 + 8000);
+}
+
+TEST_F(DemoStack, KubernetesSourceIsRefusedClearly) {
+  config.cluster.source = config::ClusterSource::kubernetes;
+  try {
+    extender::make_extender_stack(config, registry, logger);
+    FAIL();
+  } catch (const std::invalid_argument& e) {
+    EXPECT_STREQ(e.what(),
+                 "cluster.source \"kubernetes\" is not available in this build; use \"file\"");
+  }
+}
+
+TEST_F(DemoStack, EmptySnapshotPathIsAnEmptyCluster) {
+  config.cluster.file.clear();
+  const auto stack = extender::make_extender_stack(config, registry, logger);
+  EXPECT_TRUE(stack->cluster->nodes().empty());
+}
+
+}  // namespace
