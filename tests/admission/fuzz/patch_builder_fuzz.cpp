@@ -67,8 +67,14 @@ std::vector<Mutation> parse_script(std::string_view text) {
   return out;
 }
 
-// The script reduced to the mutations that decide the final state.
+// The script reduced to the mutations that decide the final state: one per
+// limit, env name and scheduler name, at the place of its first mutation
+// (an env entry keeps its position when replaced) with the value of its
+// last; and the first non-empty runtime class.
 std::vector<Mutation> decisive(const std::vector<Mutation>& script) {
+  const auto same = [](const Mutation& a, const Mutation& b) {
+    return a.kind == b.kind && (a.kind == 'S' || (a.container == b.container && a.key == b.key));
+  };
   std::vector<Mutation> out;
   bool runtime_class_seen = false;
   for (size_t i = 0; i < script.size(); ++i) {
@@ -79,14 +85,17 @@ std::vector<Mutation> decisive(const std::vector<Mutation>& script) {
       runtime_class_seen = runtime_class_seen || !m.key.empty();
       continue;
     }
-    bool overridden = false;
-    for (size_t j = i + 1; j < script.size() && !overridden; ++j) {
-      const Mutation& later = script[j];
-      overridden = later.kind == m.kind &&
-                   (m.kind == 'S' || (later.container == m.container && later.key == m.key));
+    bool seen_before = false;
+    for (size_t j = 0; j < i && !seen_before; ++j)
+      seen_before = same(script[j], m);
+    if (seen_before)
+      continue;
+    Mutation last = m;
+    for (size_t j = i + 1; j < script.size(); ++j) {
+      if (same(script[j], m))
+        last = script[j];
     }
-    if (!overridden)
-      out.push_back(m);
+    out.push_back(std::move(last));
   }
   return out;
 }
