@@ -112,6 +112,9 @@ TEST(NvidiaNode, MalformedRegistrationsAreInvalidArgumentWithPlace) {
       {R"([null])", "element is null"},
       {R"([1])", "expected device objects, found number"},
       {R"([{"id":"GPU-0"}] x)", "invalid JSON at offset"},
+      // A UTF-8 lead byte as the very last byte (found by fuzzing: the JSON
+      // reader's validator used to read past the end of the buffer).
+      {"[{\"id\":\"GPU-\xe3", "Invalid encoding in string"},
       {R"([{"id":"GPU-0","custominfo":)" + std::string(100, '['),
        "element 0: nesting deeper than 64 levels"},
       {R"([{"id":"GPU-0")", "invalid JSON at offset"},

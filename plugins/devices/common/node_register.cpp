@@ -331,6 +331,8 @@ std::optional<bool> parse_go_bool(std::string_view s) {
   return std::nullopt;
 }
 
+constexpr std::size_t kInsituPadding = 4;
+
 bool is_ascii(std::string_view text) noexcept {
   unsigned char any = 0;
   for (const char c : text)
@@ -348,7 +350,12 @@ void reject_nul(std::string_view text) {
 RegisterDecoding decode_register_json(std::string_view text) {
   reject_nul(text);
   RegisterDecoding result;
+  // RapidJSON's UTF-8 validator takes up to three continuation bytes after a
+  // lead byte without looking for the end of an in-situ buffer; NUL padding
+  // makes a truncated sequence at the very end fail instead of read past it.
+  result.buffer_.reserve(text.size() + kInsituPadding);
   result.buffer_.assign(text);
+  result.buffer_.append(kInsituPadding, '\0');
   result.devices_.reserve(8);  // a typical node; larger ones grow
   RegisterHandler handler(result.devices_);
   rapidjson::Reader reader;
