@@ -10,6 +10,7 @@
 #include "app/plugin_specs.hpp"
 #include "app/scheduler_host.hpp"
 #include "app/version.hpp"
+#include "extender/extender_stack.hpp"
 #include "plugins/plugin_errors.hpp"
 #include "server/tls_context.hpp"
 
@@ -152,6 +153,7 @@ int SchedulerApp::check_config(const config::HostConfig& config) {
     if (const std::string problem = check_policies(config.scheduler, registry); !problem.empty()) {
       throw config::ConfigError(config.source.string() + ": " + problem);
     }
+    const auto stack = extender::make_extender_stack(config, registry, logger_);
     const server::ServerTls tls = server::make_server_tls(config.tls);
     std::cout << "config " << config.source.string() << ": OK\n"
               << "listen: " << config.listen.text() << "\n"
@@ -160,6 +162,12 @@ int SchedulerApp::check_config(const config::HostConfig& config) {
               << config.plugins.directory.string() << "\n";
     if (registry.size() > 0)
       std::cout << plugin_table(registry);
+    std::cout << "cluster: "
+              << (config.cluster.source == config::ClusterSource::file ? "file" : "kubernetes");
+    if (!config.cluster.file.empty())
+      std::cout << " " << config.cluster.file.string();
+    std::cout << " (" << stack->cluster->nodes().size() << " nodes, "
+              << stack->cluster->pods().size() << " pods)\n";
     std::cout << "scheduler: " << config.scheduler.name << " (node policy "
               << config.scheduler.node_policy << ", gpu policy " << config.scheduler.gpu_policy
               << ", allocate at "

@@ -3,6 +3,7 @@
 #include "admission/routes.hpp"
 #include "app/plugin_specs.hpp"
 #include "config/config_error.hpp"
+#include "extender/extender_service.hpp"
 #include "hami/plugin.h"
 #include "server/health_routes.hpp"
 
@@ -40,20 +41,27 @@ SchedulerHost::SchedulerHost(const config::HostConfig& config, const log::Logger
     : logger_(logger) {
   attach_logger(services_, logger_);
   readiness_.add(kPluginsCondition, "loading");
+  readiness_.add(kClusterCondition, "not loaded");
   registry_ = load_plugins(config, services_);
   if (const std::string problem = check_policies(config.scheduler, registry_); !problem.empty()) {
     throw config::ConfigError(config.source.string() + ": " + problem);
   }
   readiness_.set(kPluginsCondition, true, std::to_string(registry_.size()) + " loaded");
 
+  // The file backend is complete once loaded; a watching backend will flip
+  // this condition when its first sync finishes.
+  extender_ = extender::make_extender_stack(config, registry_, logger_);
+  readiness_.set(kClusterCondition, true, "synced");
+
   auto router = std::make_shared<server::Router>(&logger_);
   server::register_health_routes(*router, readiness_);
+  extender::register_extender_routes(*router, *extender_->scheduler,
+                                     config.server.extender_body_limit, &logger_);
   if (const auto* policy = registry_.admission()) {
     admission::AdmissionSettings settings;
     settings.scheduler_name = config.scheduler.name;
-    // No cluster view yet: quota and namespace checks see an empty cluster.
-    admission_ = std::make_unique<admission::AdmissionService>(registry_.devices(), *policy,
-                                                               nullptr, settings, &logger_);
+    admission_ = std::make_unique<admission::AdmissionService>(
+        registry_.devices(), *policy, extender_->admission_view.get(), settings, &logger_);
     admission::register_admission_routes(*router, *admission_, config.server.webhook_body_limit);
   }
   server_ =

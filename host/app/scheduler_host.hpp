@@ -1,6 +1,7 @@
 // SchedulerHost: everything a running hami-scheduler owns, wired together —
-// plugin registry, readiness, routes (health, admission webhook), TLS and
-// the HTTPS server. Construction loads every plugin, builds the TLS context
+// plugin registry, the extender stack (cluster state, scheduler, node
+// health loop), readiness, routes (health, admission webhook, extender),
+// TLS and the HTTPS server. Construction loads every plugin, builds the TLS context
 // and binds the listening socket, so any configuration problem surfaces
 // before the first request; serving begins with start().
 //
@@ -14,6 +15,7 @@
 
 #include "admission/admission_service.hpp"
 #include "config/host_config.hpp"
+#include "extender/extender_stack.hpp"
 #include "log/logger.hpp"
 #include "plugins/host_services.hpp"
 #include "plugins/plugin_registry.hpp"
@@ -25,11 +27,13 @@ namespace hami::app {
 
 // Readiness condition names registered by the host.
 inline constexpr const char* kPluginsCondition = "plugins";
+inline constexpr const char* kClusterCondition = "cluster";
 
 class SchedulerHost {
  public:
-  // Throws config::ConfigError, host::PluginLoadError, server::TlsError or
-  // std::runtime_error (cannot bind) with a message naming the cause.
+  // Throws config::ConfigError, host::PluginLoadError, server::TlsError,
+  // cluster::SnapshotError or std::runtime_error (cannot bind) with a
+  // message naming the cause.
   SchedulerHost(const config::HostConfig& config, const log::Logger& logger);
   ~SchedulerHost();
 
@@ -49,6 +53,7 @@ class SchedulerHost {
   host::HostServices services_;
   host::PluginRegistry registry_;
   server::Readiness readiness_;
+  std::unique_ptr<extender::ExtenderStack> extender_;
   std::unique_ptr<admission::AdmissionService> admission_;
   std::unique_ptr<server::HttpsServer> server_;
 };

@@ -57,6 +57,9 @@ TEST_F(CommandLine, CheckConfigOfDevYamlSucceeds) {
   EXPECT_NE(r.out.find("listen: 127.0.0.1:8443\n"), std::string::npos) << r.out;
   EXPECT_NE(r.out.find("tls: self-signed certificate generated at start\n"), std::string::npos);
   EXPECT_NE(r.out.find("plugins: 4 loaded from " + kPluginDir + "\n"), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("cluster: file " + kSourceDir + "/config/demo-cluster.yaml ("),
+            std::string::npos)
+      << r.out;
   EXPECT_NE(r.out.find("scheduler: hami-scheduler (node policy binpack, gpu policy spread, "
                        "allocate at bind)\n"),
             std::string::npos)
@@ -132,6 +135,15 @@ TEST_F(CommandLine, UnexpectedArgument) {
   const auto r = run({kBinary, "--config", kSourceDir + "/config/dev.yaml", "extra"});
   EXPECT_EQ(r.exit_code, 1);
   EXPECT_NE(r.err.find("msg=\"unexpected argument\" argument=extra"), std::string::npos) << r.err;
+}
+
+TEST_F(CommandLine, CheckConfigFailsOnABrokenClusterSnapshot) {
+  const auto snapshot = write("cluster.yaml", "nodes: [1, 2\n");
+  const auto cfg = write("cfg.yaml", "tls: {selfSigned: true}\ncluster: {file: cluster.yaml}\n");
+  const auto r = run({kBinary, "--config", cfg, "--check-config"});
+  EXPECT_EQ(r.exit_code, 1);
+  EXPECT_NE(r.err.find(snapshot), std::string::npos) << r.err;
+  EXPECT_NE(r.out.find("FAILED"), std::string::npos) << r.out;
 }
 
 TEST_F(CommandLine, MissingConfigOption) {

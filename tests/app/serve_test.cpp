@@ -19,8 +19,13 @@ const std::string kPluginDir = HAMI_PLUGIN_DIR;
 const std::string kSourceDir = HAMI_SOURCE_DIR;
 constexpr auto kStartBound = std::chrono::seconds(30);
 
-std::string curl(const std::string& url) {
-  const std::string cmd = "curl -sk --max-time 10 -w ' %{http_code}' '" + url + "' 2>&1";
+// GET `url`, or POST `json` to it; returns the body, a space and the status.
+std::string curl(const std::string& url, const std::string& json = {}) {
+  std::string cmd = "curl -sk --max-time 10 -w ' %{http_code}' ";
+  if (!json.empty()) {
+    cmd += "-X POST -H 'Content-Type: application/json' --data-binary '" + json + "' ";
+  }
+  cmd += "'" + url + "' 2>&1";
   std::string out;
   FILE* pipe = popen(cmd.c_str(), "r");
   if (pipe == nullptr)
@@ -54,6 +59,12 @@ void serve_and_stop(int sig) {
   EXPECT_EQ(curl("https://" + address + "/status"), " 200");
   EXPECT_EQ(curl("https://" + address + "/readyz"), " 200");
   EXPECT_EQ(curl("https://" + address + "/nope"), "{\"error\":\"not found: /nope\"} 404");
+  // The webhook and the extender are wired to the loaded plugins.
+  EXPECT_EQ(curl("https://" + address + "/filter", "{\"NodeNames\":[\"a\"]}"),
+            "{\"Nodes\":null,\"NodeNames\":null,\"FailedNodes\":null,"
+            "\"FailedAndUnresolvableNodes\":null,\"Error\":\"extender args missing pod\"} 200");
+  EXPECT_EQ(curl("https://" + address + "/mutate-pod", "{}"),
+            "{\"error\":\"apiVersion is missing; expected admission.k8s.io/v1 or v1beta1\"} 400");
 
   child.signal(sig);
   EXPECT_EQ(child.wait(std::chrono::seconds(30)), 0) << child.err();
