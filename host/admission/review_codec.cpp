@@ -113,9 +113,12 @@ ReviewRequest decode_review(std::string_view body, rapidjson::Document& doc) {
   }
   const Value* request = member(doc, "request");
   if (request != nullptr && request->IsObject()) {
+    // A uid that is not UTF-8 (JSON can smuggle lone surrogates in through
+    // \u escapes) could not be echoed unchanged, so it is never "known".
     const Value* uid = member(*request, "uid");
-    if (uid != nullptr && uid->IsString())
+    if (uid != nullptr && uid->IsString() && is_valid_utf8(view_of(*uid))) {
       known.uid.assign(uid->GetString(), uid->GetStringLength());
+    }
   }
 
   const auto api_text = known.string(doc, "apiVersion", "apiVersion");
@@ -137,6 +140,8 @@ ReviewRequest decode_review(std::string_view body, rapidjson::Document& doc) {
   const auto uid = known.string(*request, "uid", "request.uid");
   if (!uid || uid->empty())
     known.fail("request.uid is missing");
+  if (!is_valid_utf8(*uid))
+    known.fail("request.uid is not valid UTF-8");
 
   ReviewRequest out;
   out.version = known.version;

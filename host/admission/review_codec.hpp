@@ -4,7 +4,8 @@
 // Decoding contract:
 //  - The body must be UTF-8 JSON (validated), one value, an object with
 //    apiVersion admission.k8s.io/v1 or /v1beta1, kind AdmissionReview and a
-//    `request` object carrying a non-empty string `uid` and an `operation`.
+//    `request` object carrying a non-empty UTF-8 string `uid` and an
+//    `operation`.
 //  - Members this webhook reads must have their JSON type (null = absent);
 //    others are not looked at.
 //  - Anything else throws ReviewError with HTTP-style code 400 and a message

@@ -147,6 +147,13 @@ TEST(ReviewDecode, EnvelopeErrorsKeepTheUidAndVersionTheyCouldRead) {
   expect_failure(
       R"({"apiVersion":"admission.k8s.io/v1","kind":"AdmissionReview","request":{"uid":5}})",
       "request.uid must be a string, got a number");
+  // A lone surrogate escape decodes to bytes that are not UTF-8: the uid
+  // cannot be echoed, so it is not known either.
+  expect_failure(R"({"apiVersion":"admission.k8s.io/v1","kind":"Pod","request":{"uid":"a\udc00"}})",
+                 R"(kind "Pod" is not AdmissionReview)");
+  expect_failure(
+      R"({"apiVersion":"admission.k8s.io/v1","kind":"AdmissionReview","request":{"uid":"a\udc00"}})",
+      "request.uid is not valid UTF-8");
 }
 
 TEST(ReviewDecode, RequestMemberTypeErrorsCarryTheUid) {
