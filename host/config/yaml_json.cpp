@@ -146,8 +146,16 @@ void write_scalar(const YAML::Node& node, JsonWriter& w) {
   write_string(s, w);
 }
 
+// Deeper than any real plugin config; also stops a self-referencing alias
+// (`&a {k: *a}`), which yaml-cpp turns into a cyclic node graph.
+constexpr int kMaxDepth = 64;
+
 void write_node(const YAML::Node& node, std::string_view file, const std::string& path,
-                JsonWriter& w) {
+                JsonWriter& w, int depth) {
+  if (depth > kMaxDepth) {
+    throw ConfigError(std::string(file) + ": " + path + ": nested deeper than " +
+                      std::to_string(kMaxDepth) + " levels (or a recursive alias)");
+  }
   switch (node.Type()) {
     case YAML::NodeType::Undefined:
     case YAML::NodeType::Null:
@@ -160,7 +168,7 @@ void write_node(const YAML::Node& node, std::string_view file, const std::string
       w.StartArray();
       size_t i = 0;
       for (const auto& item : node) {
-        write_node(item, file, path + "[" + std::to_string(i) + "]", w);
+        write_node(item, file, path + "[" + std::to_string(i) + "]", w, depth + 1);
         ++i;
       }
       w.EndArray();
@@ -175,7 +183,7 @@ void write_node(const YAML::Node& node, std::string_view file, const std::string
         }
         const std::string& key = kv.first.Scalar();
         write_string(key, w);
-        write_node(kv.second, file, path.empty() ? key : path + "." + key, w);
+        write_node(kv.second, file, path.empty() ? key : path + "." + key, w, depth + 1);
       }
       w.EndObject();
       return;
@@ -188,7 +196,7 @@ void write_node(const YAML::Node& node, std::string_view file, const std::string
 std::string yaml_to_json(const YAML::Node& node, std::string_view file, std::string_view path) {
   rapidjson::StringBuffer buf;
   JsonWriter w(buf);
-  write_node(node, file, std::string(path), w);
+  write_node(node, file, std::string(path), w, 0);
   return std::string(buf.GetString(), buf.GetSize());
 }
 

@@ -43,6 +43,32 @@ TEST(YamlJson, IntegersBeyond64BitsBecomeNumbersOrText) {
             R"({"a":18446744073709551615,"b":18446744073709553000.0})");
 }
 
+TEST(YamlJson, RecursiveAliasIsRejected) {
+  try {
+    convert("a: &x {k: *x}\n");
+    FAIL() << "expected ConfigError";
+  } catch (const config::ConfigError& e) {
+    const std::string msg = e.what();
+    EXPECT_EQ(msg.rfind("f.yaml: p.a.k.k.k", 0), 0u) << msg;
+    EXPECT_NE(msg.find(": nested deeper than 64 levels (or a recursive alias)"), std::string::npos)
+        << msg;
+  }
+}
+
+TEST(YamlJson, NestingWithinTheLimitConverts) {
+  std::string yaml;
+  std::string json;
+  for (int i = 0; i < 60; ++i) {
+    yaml += "[";
+    json += "[";
+  }
+  for (int i = 0; i < 60; ++i) {
+    yaml += "]";
+    json += "]";
+  }
+  EXPECT_EQ(convert("a: " + yaml + "\n"), "{\"a\":" + json + "}");
+}
+
 TEST(YamlJson, NonScalarKeysAreRejectedWithThePath) {
   try {
     convert("{a: {[1, 2]: x}}");
