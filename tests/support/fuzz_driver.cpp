@@ -14,8 +14,11 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size);
 
 namespace {
 int run_file(const std::filesystem::path& file) {
+  // Named before the run: a crash report does not say which input it was.
+  std::fprintf(stderr, "fuzz driver: %s\n", file.c_str());
   std::ifstream in(file, std::ios::binary);
-  const std::vector<char> bytes{std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>()};
+  const std::vector<char> bytes{std::istreambuf_iterator<char>(in),
+                                std::istreambuf_iterator<char>()};
   // Copy into an exactly-sized heap buffer so ASan catches reads past the end.
   std::vector<uint8_t> exact(bytes.begin(), bytes.end());
   LLVMFuzzerTestOneInput(exact.empty() ? nullptr : exact.data(), exact.size());
@@ -29,7 +32,8 @@ int main(int argc, char** argv) {
     const std::filesystem::path arg(argv[i]);
     if (std::filesystem::is_directory(arg)) {
       for (const auto& entry : std::filesystem::recursive_directory_iterator(arg)) {
-        if (entry.is_regular_file()) runs += run_file(entry.path());
+        if (entry.is_regular_file())
+          runs += run_file(entry.path());
       }
     } else if (std::filesystem::is_regular_file(arg)) {
       runs += run_file(arg);
