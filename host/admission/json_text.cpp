@@ -1,6 +1,7 @@
 #include "admission/json_text.hpp"
 
 #include <cstdint>
+#include <cstring>
 
 namespace hami::admission {
 
@@ -40,18 +41,28 @@ size_t utf8_sequence(std::string_view text, size_t i) noexcept {
 
 }  // namespace
 
-bool is_valid_utf8(std::string_view text) noexcept {
-  for (size_t i = 0; i < text.size();) {
+size_t valid_utf8_prefix(std::string_view text) noexcept {
+  constexpr uint64_t kHighBits = 0x8080808080808080ULL;
+  size_t i = 0;
+  while (i < text.size()) {
+    if (text.size() - i >= 8) {
+      uint64_t word = 0;
+      std::memcpy(&word, text.data() + i, sizeof word);
+      if ((word & kHighBits) == 0) {
+        i += 8;
+        continue;
+      }
+    }
     if (static_cast<uint8_t>(text[i]) < 0x80) {
       ++i;
       continue;
     }
     const size_t n = utf8_sequence(text, i);
     if (n == 0)
-      return false;
+      return i;
     i += n;
   }
-  return true;
+  return text.size();
 }
 
 void append_json_string(std::string& out, std::string_view text) {

@@ -14,8 +14,13 @@ namespace hami::admission {
 // valid JSON whatever the input.
 void append_json_string(std::string& out, std::string_view text);
 
-// True when `text` is valid UTF-8 (no overlong forms, no surrogates,
-// nothing above U+10FFFF).
-bool is_valid_utf8(std::string_view text) noexcept;
+// The length of the longest prefix of `text` that is valid UTF-8 (no
+// overlong forms, no surrogates, nothing above U+10FFFF): text.size() when
+// all of it is. ASCII runs are checked eight bytes at a time.
+size_t valid_utf8_prefix(std::string_view text) noexcept;
+
+inline bool is_valid_utf8(std::string_view text) noexcept {
+  return valid_utf8_prefix(text) == text.size();
+}
 
 }  // namespace hami::admission

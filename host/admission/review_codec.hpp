@@ -2,7 +2,7 @@
 // decoding the API server's request and encoding our reply envelope.
 //
 // Decoding contract:
-//  - The body must be UTF-8 JSON (validated), one value, an object with
+//  - The body must be UTF-8 (validated first) JSON, one value, an object with
 //    apiVersion admission.k8s.io/v1 or /v1beta1, kind AdmissionReview and a
 //    `request` object carrying a non-empty UTF-8 string `uid` and an
 //    `operation`.

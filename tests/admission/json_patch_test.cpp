@@ -78,6 +78,17 @@ TEST(JsonText, Utf8Validation) {
   EXPECT_FALSE(is_valid_utf8("\xed\xa0\x80"));      // surrogate
   EXPECT_FALSE(is_valid_utf8("\xf4\x90\x80\x80"));  // above U+10FFFF
   EXPECT_FALSE(is_valid_utf8("\x80"));              // lone continuation
+  // The eight-byte ASCII steps must not skip a bad byte at any position.
+  for (size_t at = 0; at < 24; ++at) {
+    std::string text(24, 'x');
+    text[at] = '\xff';
+    EXPECT_EQ(valid_utf8_prefix(text), at) << at;
+    text[at] = '\xc3';
+    if (at + 1 < text.size()) {
+      text[at + 1] = '\xa9';
+      EXPECT_EQ(valid_utf8_prefix(text), text.size()) << at;
+    }
+  }
 }
 
 TEST(JsonPatch, EmptyPatchIsAnEmptyArray) {

@@ -113,8 +113,10 @@ TEST(ReviewDecode, BodiesThatAreNotAReview) {
   expect_failure("{} x",
                  "request body is not valid JSON: The document root must not be followed by other "
                  "values. (at byte 3)");
-  expect_failure("\"\xff\"",
-                 "request body is not valid JSON: Invalid encoding in string. (at byte 1)");
+  expect_failure("\"\xff\"", "request body is not valid UTF-8 (at byte 1)");
+  expect_failure("{\"a\":1} \xc3", "request body is not valid UTF-8 (at byte 8)");
+  expect_failure(std::string(100, 'a') + "\xed\xa0\x80",
+                 "request body is not valid UTF-8 (at byte 100)");
   expect_failure("[1]", "AdmissionReview must be a JSON object, got an array");
   expect_failure("null", "AdmissionReview must be a JSON object, got null");
   // Deep nesting is an ordinary error, not a stack overflow.
