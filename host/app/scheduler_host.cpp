@@ -64,9 +64,9 @@ SchedulerHost::SchedulerHost(const config::HostConfig& config, const log::Logger
         registry_.devices(), *policy, extender_->admission_view.get(), settings, &logger_);
     admission::register_admission_routes(*router, *admission_, config.server.webhook_body_limit);
   }
-  server_ =
-      std::make_unique<server::HttpsServer>(std::move(router), server::make_server_tls(config.tls),
-                                            config.listen, config.server, logger_);
+  server_ = std::make_unique<server::HttpsServer>(std::move(router),
+                                                  server::make_server_tls(config.tls, &logger_),
+                                                  config.listen, config.server, logger_);
 }
 
 SchedulerHost::~SchedulerHost() = default;

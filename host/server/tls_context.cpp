@@ -95,7 +95,8 @@ void configure_resumption(Poco::Net::Context& context, bool enabled) {
 
 }  // namespace
 
-ServerTls make_server_tls(const config::TlsConfig& tls) {
+ServerTls make_server_tls(const config::TlsConfig& tls, const log::Logger* logger,
+                          std::chrono::milliseconds reload_check) {
   ServerTls out;
   Poco::Net::Context::Params params;
   params.verificationMode = Poco::Net::Context::VERIFY_NONE;
@@ -113,6 +114,13 @@ ServerTls make_server_tls(const config::TlsConfig& tls) {
     use_self_signed(ctx, out);
   } else {
     load_files(ctx, tls, out);
+    try {
+      out.reloader =
+          std::make_shared<CertificateReloader>(tls.cert_file, tls.key_file, reload_check, logger);
+    } catch (const std::runtime_error& e) {
+      throw TlsError(std::string("tls.certFile/tls.keyFile: ") + e.what());
+    }
+    out.reloader->attach(ctx);
   }
   if (!tls.client_ca_file.empty()) {
     require_client_certificates(ctx, tls);

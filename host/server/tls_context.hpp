@@ -6,15 +6,19 @@
 //    in memory (tls.selfSigned);
 //  - with tls.clientCAFile: clients must present a certificate that chains
 //    to that CA (verification fails the handshake otherwise);
-//  - tls.sessionResumption false: no session cache and no tickets.
+//  - tls.sessionResumption false: no session cache and no tickets;
+//  - certificate files are re-read when they change (CertificateReloader).
 #pragma once
 
 #include <Poco/Net/Context.h>
 
+#include <chrono>
+#include <memory>
 #include <stdexcept>
 #include <string>
 
 #include "config/host_config.hpp"
+#include "server/certificate_reloader.hpp"
 
 namespace hami::server {
 
@@ -25,6 +29,8 @@ class TlsError : public std::runtime_error {
 };
 
 struct ServerTls {
+  // Declared first so it outlives the context whose callback points at it.
+  std::shared_ptr<CertificateReloader> reloader;  // null when self-signed
   Poco::Net::Context::Ptr context;
   std::string certificate_pem;     // the certificate served (leaf)
   std::string certificate_sha256;  // its fingerprint, for logs
@@ -38,7 +44,12 @@ inline constexpr const char* kTls12Ciphers =
     "ECDHE-ECDSA-AES256-GCM-SHA384:ECDHE-RSA-AES256-GCM-SHA384:"
     "ECDHE-ECDSA-CHACHA20-POLY1305:ECDHE-RSA-CHACHA20-POLY1305";
 
-// Throws TlsError.
-ServerTls make_server_tls(const config::TlsConfig& tls);
+// How often, at most, handshakes look at the certificate files' stamps.
+inline constexpr std::chrono::milliseconds kCertificateCheckInterval{1000};
+
+// Throws TlsError. `logger` (may be null) receives certificate reload
+// events and must outlive the result.
+ServerTls make_server_tls(const config::TlsConfig& tls, const log::Logger* logger = nullptr,
+                          std::chrono::milliseconds reload_check = kCertificateCheckInterval);
 
 }  // namespace hami::server

@@ -314,9 +314,9 @@ TEST(TlsFiles, MismatchedKeyIsNamed) {
   TempDir dir;
   const auto r = run_command(
       "cd " + shell_quote(dir.path().string()) +
-      " && openssl req -x509 -newkey ec -pkeyopt ec_paramgen_curve:P-256 -nodes -keyout key.pem "
+      " && { openssl req -x509 -newkey ec -pkeyopt ec_paramgen_curve:P-256 -nodes -keyout key.pem "
       "-out cert.pem -days 2 -subj /CN=a && openssl genpkey -algorithm EC -pkeyopt "
-      "ec_paramgen_curve:P-256 -out other.pem 2>&1");
+      "ec_paramgen_curve:P-256 -out other.pem; } 2>&1");
   ASSERT_EQ(r.exit_code, 0) << r.output;
   config::TlsConfig tls;
   tls.cert_file = dir.path() / "cert.pem";
