@@ -1,0 +1,249 @@
+#include "observability/hami_collector.hpp"
+
+#include <cctype>
+#include <cmath>
+#include <map>
+#include <optional>
+#include <stdexcept>
+#include <utility>
+
+namespace hami::observability {
+namespace {
+
+constexpr double kBytesPerMiB = 1048576.0;
+constexpr double kNormalizedCoreLimit = 100.0;
+
+double bytes(int64_t mib) {
+  return static_cast<double>(mib) * kBytesPerMiB;
+}
+
+bool is_amd(std::string_view type) {
+  constexpr std::string_view kAmd = "AMD";
+  if (type.size() < kAmd.size())
+    return false;
+  for (size_t i = 0; i < kAmd.size(); ++i) {
+    if (std::toupper(static_cast<unsigned char>(type[i])) != kAmd[i])
+      return false;
+  }
+  return true;
+}
+
+// HAMi's normalizeAMDCoreMetrics: AMD compute units → percent of the card.
+std::pair<double, double> core_ratios(std::string_view type, int64_t total, int64_t allocated) {
+  if (!is_amd(type) || total <= 0)
+    return {static_cast<double>(total), static_cast<double>(allocated)};
+  return {kNormalizedCoreLimit, std::ceil(static_cast<double>(allocated) /
+                                          static_cast<double>(total) * kNormalizedCoreLimit)};
+}
+
+MetricFamily family(std::string name, std::string help, std::vector<std::string> labels) {
+  MetricFamily f;
+  f.name = std::move(name);
+  f.help = std::move(help);
+  f.type = MetricType::gauge;
+  f.label_names = std::move(labels);
+  return f;
+}
+
+struct Families {
+  MetricFamily memory_limit =
+      family("hami_gpu_memory_limit_bytes", "Device memory limit for a certain GPU",
+             {"node", "device_uuid", "device_index", "device_type"});
+  MetricFamily core_limit =
+      family("hami_gpu_core_limit_ratio", "Device core limit for a certain GPU",
+             {"node", "device_uuid", "device_index", "device_type"});
+  MetricFamily memory_allocated =
+      family("hami_gpu_memory_allocated_bytes", "Device memory allocated for a certain GPU",
+             {"node", "device_uuid", "device_index", "device_cores", "device_type"});
+  MetricFamily shared = family("hami_gpu_shared_count", "Number of containers sharing this GPU",
+                               {"node", "device_uuid", "device_index", "device_type"});
+  MetricFamily core_allocated =
+      family("hami_gpu_core_allocated_ratio", "Device core allocated for a certain GPU",
+             {"node", "device_uuid", "device_index", "device_type"});
+  MetricFamily overview = family("hami_node_gpu_overview", "GPU overview on a certain node",
+                                 {"node", "device_uuid", "device_index", "device_cores",
+                                  "device_memory_limit", "device_type"});
+  MetricFamily memory_ratio = family("hami_node_gpu_memory_allocated_ratio",
+                                     "GPU Memory Allocated Percentage on a certain GPU",
+                                     {"node", "device_uuid", "device_index", "device_type"});
+  MetricFamily mig = family(
+      "hami_node_gpu_mig_instance_info", "Realized MIG instance identity and scheduler placement",
+      {"node", "device_uuid", "device_index", "mig_uuid", "profile", "gpu_instance_id",
+       "compute_instance_id", "placement_start", "placement_size"});
+  MetricFamily quota_used =
+      family("hami_resource_quota_used", "resourcequota usage for a certain device",
+             {"namespace", "quota_name", "limit"});
+  MetricFamily quota_limit =
+      family("hami_resource_quota_limit", "resourcequota limit for a certain device",
+             {"namespace", "quota_name"});
+  MetricFamily vgpu_memory =
+      family("hami_vgpu_memory_allocated_bytes", "vGPU memory allocated from a container",
+             {"namespace", "node", "pod", "container_index", "device_uuid"});
+  MetricFamily vgpu_core =
+      family("hami_vgpu_core_allocated_ratio", "vGPU core allocated from a container",
+             {"namespace", "node", "pod", "container_index", "device_uuid"});
+};
+
+struct LegacyFamilies {
+  MetricFamily memory_limit =
+      family("GPUDeviceMemoryLimit", "Device memory limit for a certain GPU",
+             {"nodeid", "deviceuuid", "deviceidx", "devicetype"});
+  MetricFamily core_limit =
+      family("GPUDeviceCoreLimit", "Device memory core limit for a certain GPU",
+             {"nodeid", "deviceuuid", "deviceidx", "devicetype"});
+  MetricFamily memory_allocated =
+      family("GPUDeviceMemoryAllocated", "Device memory allocated for a certain GPU",
+             {"nodeid", "deviceuuid", "deviceidx", "devicecores", "devicetype"});
+  MetricFamily shared = family("GPUDeviceSharedNum", "Number of containers sharing this GPU",
+                               {"nodeid", "deviceuuid", "deviceidx", "devicetype"});
+  MetricFamily core_allocated =
+      family("GPUDeviceCoreAllocated", "Device core allocated for a certain GPU",
+             {"nodeid", "deviceuuid", "deviceidx", "devicetype"});
+  MetricFamily overview = family(
+      "nodeGPUOverview", "GPU overview on a certain node",
+      {"nodeid", "deviceuuid", "deviceidx", "devicecores", "devicememorylimit", "devicetype"});
+  MetricFamily memory_ratio =
+      family("nodeGPUMemoryPercentage", "GPU Memory Allocated Percentage on a certain GPU",
+             {"nodeid", "deviceuuid", "deviceidx", "devicetype"});
+  MetricFamily mig =
+      family("nodeGPUMigInstance", "GPU Sharing mode. 0 for hami-core, 1 for mig, 2 for mps",
+             {"nodeid", "deviceuuid", "deviceidx", "migname"});
+  MetricFamily quota_used = family("QuotaUsed", "resourcequota usage for a certain device",
+                                   {"quotanamespace", "quotaName", "limit"});
+  MetricFamily vgpu_memory =
+      family("vGPUMemoryAllocated", "vGPU memory allocated from a container",
+             {"podnamespace", "nodename", "podname", "containeridx", "deviceuuid"});
+  MetricFamily vgpu_core =
+      family("vGPUCoreAllocated", "vGPU core allocated from a container",
+             {"podnamespace", "nodename", "podname", "containeridx", "deviceuuid"});
+};
+
+void emit_device(const std::string& node, const DeviceUsage& d, Families& f,
+                 LegacyFamilies* legacy) {
+  const std::string index = std::to_string(d.index);
+  const std::string cores_total = std::to_string(d.cores_total);
+  const auto [core_limit, core_allocated] = core_ratios(d.type, d.cores_total, d.cores_used);
+  if (d.mode == "mig") {
+    for (const MigInstanceUsage& m : d.mig_instances) {
+      f.mig.add({node, d.uuid, index, m.mig_uuid, m.profile, std::to_string(m.gpu_instance_id),
+                 std::to_string(m.compute_instance_id), std::to_string(m.placement_start),
+                 std::to_string(m.placement_size)},
+                1);
+      if (legacy != nullptr) {
+        legacy->mig.add({node, d.uuid, index, m.profile + "-" + std::to_string(m.gpu_instance_id)},
+                        1);
+      }
+    }
+  }
+  f.memory_limit.add({node, d.uuid, index, d.type}, bytes(d.memory_total_mib));
+  f.core_limit.add({node, d.uuid, index, d.type}, core_limit);
+  f.memory_allocated.add({node, d.uuid, index, cores_total, d.type}, bytes(d.memory_used_mib));
+  f.shared.add({node, d.uuid, index, d.type}, static_cast<double>(d.slots_used));
+  f.core_allocated.add({node, d.uuid, index, d.type}, core_allocated);
+  f.overview.add({node, d.uuid, index, cores_total, std::to_string(d.memory_total_mib), d.type},
+                 bytes(d.memory_used_mib));
+  const double ratio = d.memory_total_mib > 0 ? static_cast<double>(d.memory_used_mib) /
+                                                    static_cast<double>(d.memory_total_mib)
+                                              : 0;
+  if (d.memory_total_mib > 0)
+    f.memory_ratio.add({node, d.uuid, index, d.type}, ratio);
+  if (legacy == nullptr)
+    return;
+  legacy->memory_limit.add({node, d.uuid, index, d.type}, bytes(d.memory_total_mib));
+  legacy->core_limit.add({node, d.uuid, index, d.type}, static_cast<double>(d.cores_total));
+  legacy->memory_allocated.add({node, d.uuid, index, cores_total, d.type},
+                               bytes(d.memory_used_mib));
+  legacy->shared.add({node, d.uuid, index, d.type}, static_cast<double>(d.slots_used));
+  legacy->core_allocated.add({node, d.uuid, index, d.type}, static_cast<double>(d.cores_used));
+  legacy->overview.add(
+      {node, d.uuid, index, cores_total, std::to_string(d.memory_total_mib), d.type},
+      bytes(d.memory_used_mib));
+  if (d.memory_total_mib > 0)
+    legacy->memory_ratio.add({node, d.uuid, index, d.type}, ratio);
+}
+
+}  // namespace
+
+HamiClusterCollector::HamiClusterCollector(std::shared_ptr<const ClusterUsageSource> source,
+                                           HamiMetricsOptions options)
+    : source_(std::move(source)), options_(options) {
+  if (!source_)
+    throw std::invalid_argument("HamiClusterCollector: null usage source");
+}
+
+void HamiClusterCollector::collect(std::vector<MetricFamily>& out) const {
+  auto produced = families(source_->usage());
+  std::move(produced.begin(), produced.end(), std::back_inserter(out));
+}
+
+std::vector<MetricFamily> HamiClusterCollector::families(const ClusterUsage& usage) const {
+  Families f;
+  std::optional<LegacyFamilies> legacy;
+  if (options_.legacy_metrics)
+    legacy.emplace();
+  LegacyFamilies* old = legacy ? &*legacy : nullptr;
+
+  // (node, device uuid) → device, for the per-container core ratios.
+  std::map<std::pair<std::string_view, std::string_view>, const DeviceUsage*> devices;
+  for (const NodeUsage& node : usage.nodes) {
+    for (const DeviceUsage& d : node.devices) {
+      emit_device(node.name, d, f, old);
+      devices.emplace(std::pair<std::string_view, std::string_view>(node.name, d.uuid), &d);
+    }
+  }
+
+  for (const QuotaUsage& q : usage.quotas) {
+    const std::string limit = std::to_string(q.limit.value_or(0));
+    f.quota_used.add({q.namespace_, q.resource, limit}, static_cast<double>(q.used));
+    if (q.limit)
+      f.quota_limit.add({q.namespace_, q.resource}, static_cast<double>(*q.limit));
+    if (old != nullptr)
+      old->quota_used.add({q.namespace_, q.resource, limit}, static_cast<double>(q.used));
+  }
+
+  for (const PodUsage& pod : usage.pods) {
+    for (const ContainerDeviceUsage& c : pod.devices) {
+      // HAMi skips allocations without a device id.
+      if (c.device_uuid.empty())
+        continue;
+      const std::string index = std::to_string(c.container_index);
+      double cores = static_cast<double>(c.cores);
+      const auto device = devices.find({pod.node, c.device_uuid});
+      if (device != devices.end())
+        cores = core_ratios(device->second->type, device->second->cores_total, c.cores).second;
+      f.vgpu_memory.add({pod.namespace_, pod.node, pod.name, index, c.device_uuid},
+                        bytes(c.memory_mib));
+      f.vgpu_core.add({pod.namespace_, pod.node, pod.name, index, c.device_uuid}, cores);
+      if (old != nullptr) {
+        old->vgpu_memory.add({pod.namespace_, pod.node, pod.name, index, c.device_uuid},
+                             bytes(c.memory_mib));
+        old->vgpu_core.add({pod.namespace_, pod.node, pod.name, index, c.device_uuid},
+                           static_cast<double>(c.cores));
+      }
+    }
+  }
+
+  std::vector<MetricFamily> out;
+  for (MetricFamily* m : {&f.memory_limit, &f.core_limit, &f.memory_allocated, &f.shared,
+                          &f.core_allocated, &f.overview, &f.memory_ratio, &f.mig, &f.quota_used,
+                          &f.quota_limit, &f.vgpu_memory, &f.vgpu_core}) {
+    out.push_back(std::move(*m));
+  }
+  if (old != nullptr) {
+    for (MetricFamily* m : {&old->memory_limit, &old->core_limit, &old->memory_allocated,
+                            &old->shared, &old->core_allocated, &old->overview, &old->memory_ratio,
+                            &old->mig, &old->quota_used, &old->vgpu_memory, &old->vgpu_core}) {
+      out.push_back(std::move(*m));
+    }
+  }
+  return out;
+}
+
+void add_hami_cluster_metrics(MetricsRegistry& registry,
+                              std::shared_ptr<const ClusterUsageSource> source,
+                              HamiMetricsOptions options) {
+  registry.add_collector(std::make_shared<HamiClusterCollector>(std::move(source), options),
+                         {{"zone", std::string(kHamiZone)}});
+}
+
+}  // namespace hami::observability

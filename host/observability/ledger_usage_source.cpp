@@ -1,0 +1,164 @@
+#include "observability/ledger_usage_source.hpp"
+
+#include <map>
+#include <set>
+#include <string>
+#include <vector>
+
+#include "observability/mig_allocations.hpp"
+#include "scheduling/allocation.hpp"
+#include "scheduling/usage_ledger.hpp"
+
+namespace hami::observability {
+namespace {
+
+struct ChargeCopy {
+  std::string uid;
+  std::string namespace_;
+  std::string name;
+  std::string node;
+  bool shrunk = false;
+};
+
+DeviceUsage device_usage(const host::DeviceRecord& record, const scheduling::DeviceUse& use) {
+  DeviceUsage d;
+  d.uuid = record.id;
+  d.index = record.index;
+  d.type = record.type;
+  d.mode = record.mode;
+  d.memory_total_mib = record.memory_mib;
+  d.cores_total = record.cores;
+  d.slots_used = use.used;
+  d.memory_used_mib = use.memory_mib;
+  d.cores_used = use.cores;
+  return d;
+}
+
+void add_quotas(std::string_view ns, const scheduling::LedgerState& state,
+                std::span<const host::DevicePluginHandle> devices, std::vector<QuotaUsage>& out) {
+  const auto* used = state.namespace_used(ns);
+  const auto* limits = state.namespace_limits(ns);
+  for (size_t v = 0; v < devices.size(); ++v) {
+    const host::DeviceDescription& desc = devices[v].description();
+    const scheduling::VendorTotals u =
+        used != nullptr && v < used->size() ? (*used)[v] : scheduling::VendorTotals{};
+    const scheduling::QuotaLimits l =
+        limits != nullptr && v < limits->size() ? (*limits)[v] : scheduling::QuotaLimits{};
+    if (!desc.memory_resource.empty() && (u.memory_mib > 0 || l.memory_mib)) {
+      out.push_back({std::string(ns), desc.memory_resource, u.memory_mib, l.memory_mib});
+    }
+    if (!desc.cores_resource.empty() && (u.cores > 0 || l.cores))
+      out.push_back({std::string(ns), desc.cores_resource, u.cores, l.cores});
+  }
+}
+
+// The per-container allocations the pod's annotations record.
+void add_containers(const cluster::PodRecord& record, bool shrunk,
+                    std::span<const host::DevicePluginHandle> devices, PodUsage& pod) {
+  std::string error;
+  const auto allocations = scheduling::allocations_from_pod(devices, record, error);
+  if (!allocations)
+    return;
+  const size_t init_count = record.model ? record.model->view().init_count : 0;
+  for (const scheduling::VendorAllocation& vendor : *allocations) {
+    for (size_t i = 0; i < vendor.containers.size(); ++i) {
+      if (shrunk && i < init_count)
+        continue;
+      for (const host::AllocDevice& d : vendor.containers[i]) {
+        pod.devices.push_back(
+            {static_cast<uint32_t>(i), d.id, d.memory_mib, static_cast<int64_t>(d.cores)});
+      }
+    }
+  }
+}
+
+void add_mig_instances(const cluster::PodRecord& record, NodeUsage& node) {
+  const auto value = record.annotation(kMigAllocationsAnnotation);
+  if (!value)
+    return;
+  const auto entries = parse_mig_allocations(*value);
+  if (!entries)
+    return;
+  for (const MigAllocation& a : *entries) {
+    if (!a.runtime_ready())
+      continue;
+    for (DeviceUsage& d : node.devices) {
+      if (d.uuid != a.gpu_uuid || d.mode != "mig")
+        continue;
+      d.mig_instances.push_back({*a.mig_uuid, a.profile, *a.gpu_instance_id, *a.compute_instance_id,
+                                 a.placement_start, a.placement_size});
+    }
+  }
+}
+
+}  // namespace
+
+LedgerUsageSource::LedgerUsageSource(const scheduling::Scheduler& scheduler,
+                                     const cluster::ClusterState& cluster,
+                                     std::span<const host::DevicePluginHandle> devices)
+    : scheduler_(scheduler), cluster_(cluster), devices_(devices) {}
+
+ClusterUsage LedgerUsageSource::usage() const {
+  // Read before the ledger lock: the cluster state is never consulted
+  // while it is held.
+  std::set<std::string, std::less<>> namespaces;
+  for (const cluster::ResourceQuotaRecord& q : cluster_.quotas())
+    namespaces.insert(q.namespace_);
+
+  ClusterUsage out;
+  std::vector<ChargeCopy> charges;
+  {
+    const auto snapshot = scheduler_.ledger().read();
+    for (const auto& [name, entry] : snapshot->nodes()) {
+      if (entry.devices) {
+        NodeUsage node;
+        node.name = name;
+        const auto& vendors = entry.devices->vendors();
+        for (size_t v = 0; v < vendors.size(); ++v) {
+          if (v < entry.healthy.size() && !entry.healthy[v])
+            continue;
+          const auto& records = vendors[v].records;
+          for (size_t k = 0; k < records.size(); ++k) {
+            const scheduling::DeviceUse use = v < entry.use.size() && k < entry.use[v].size()
+                                                  ? entry.use[v][k]
+                                                  : scheduling::DeviceUse{};
+            node.devices.push_back(device_usage(records[k], use));
+          }
+        }
+        if (!node.devices.empty())
+          out.nodes.push_back(std::move(node));
+      }
+      for (const std::string& uid : entry.pods) {
+        if (const scheduling::PodCharge* c = snapshot->pod(uid))
+          charges.push_back({c->uid, c->namespace_, c->name, c->node, c->shrunk});
+      }
+    }
+    for (const ChargeCopy& c : charges)
+      namespaces.insert(c.namespace_);
+    for (const std::string& ns : namespaces)
+      add_quotas(ns, *snapshot, devices_, out.quotas);
+  }
+
+  std::map<std::string_view, NodeUsage*> nodes;
+  for (NodeUsage& n : out.nodes)
+    nodes.emplace(n.name, &n);
+  for (const ChargeCopy& c : charges) {
+    const auto record = cluster_.pod(c.namespace_, c.name);
+    // A pod recreated under the same name is another pod; the ledger's
+    // charge is keyed by the old uid (or namespace/name without one).
+    if (!record || (record->uid != c.uid && c.uid != c.namespace_ + "/" + c.name))
+      continue;
+    PodUsage pod;
+    pod.namespace_ = c.namespace_;
+    pod.name = c.name;
+    pod.node = c.node;
+    add_containers(*record, c.shrunk, devices_, pod);
+    if (!pod.devices.empty())
+      out.pods.push_back(std::move(pod));
+    if (const auto node = nodes.find(c.node); node != nodes.end())
+      add_mig_instances(*record, *node->second);
+  }
+  return out;
+}
+
+}  // namespace hami::observability
