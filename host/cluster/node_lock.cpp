@@ -205,7 +205,9 @@ void NodeLocker::take_over(std::string_view node, std::string_view expected_valu
 
 void NodeLocker::set(std::string_view node, std::string_view namespace_, std::string_view pod) {
   std::lock_guard guard(node_mutex(node));
-  const std::string owner_suffix = "," + std::string(namespace_) + "," + std::string(pod);
+  std::string owner_suffix;
+  owner_suffix.reserve(namespace_.size() + pod.size() + 2);
+  owner_suffix.append(",").append(namespace_).append(",").append(pod);
   std::string last_error = "conflicting updates";
   for (int attempt = 0; attempt < options_.max_attempts; ++attempt) {
     const auto current = cluster_.node(node);

@@ -27,14 +27,30 @@ hami_str view(const std::string& s) {
 
 // Builds the C views once the record vectors are final.
 void build_views(VendorDevices& v) {
+  size_t bytes = 0;
+  for (const host::DeviceRecord& r : v.records)
+    bytes += r.id.size() + r.type.size() + r.mode.size();
+  v.abi_strings.clear();
+  v.abi_strings.reserve(bytes);
+  for (const host::DeviceRecord& r : v.records) {
+    v.abi_strings.insert(v.abi_strings.end(), r.id.begin(), r.id.end());
+    v.abi_strings.insert(v.abi_strings.end(), r.type.begin(), r.type.end());
+    v.abi_strings.insert(v.abi_strings.end(), r.mode.begin(), r.mode.end());
+  }
   v.abi.clear();
   v.abi.reserve(v.records.size());
+  const char* cursor = v.abi_strings.data();
+  const auto take = [&cursor](size_t n) {
+    const hami_str out{cursor, n};
+    cursor += n;
+    return out;
+  };
   for (const host::DeviceRecord& r : v.records) {
     hami_device d{};
     d.struct_size = sizeof(hami_device);
-    d.id = view(r.id);
-    d.type = view(r.type);
-    d.mode = view(r.mode);
+    d.id = take(r.id.size());
+    d.type = take(r.type.size());
+    d.mode = take(r.mode.size());
     d.index = r.index;
     d.count = r.count;
     d.memory_mib = r.memory_mib;
@@ -42,6 +58,12 @@ void build_views(VendorDevices& v) {
     d.numa = r.numa;
     d.flags = r.flags;
     v.abi.push_back(d);
+  }
+  v.total_count = v.total_cores = v.total_memory_mib = 0;
+  for (const host::DeviceRecord& r : v.records) {
+    v.total_count += r.count;
+    v.total_cores += r.cores;
+    v.total_memory_mib += r.memory_mib;
   }
   v.pairs.clear();
   v.pairs.reserve(v.pair_records.size());
@@ -112,13 +134,10 @@ std::shared_ptr<const NodeDevices> NodeDevices::decode(
       }
     }
     build_views(vendor);
+    if (vendor.registered && !vendor.records.empty())
+      out->registered_ = true;
   }
   return out;
-}
-
-bool NodeDevices::registered() const {
-  return std::any_of(vendors_.begin(), vendors_.end(),
-                     [](const VendorDevices& v) { return v.registered && !v.records.empty(); });
 }
 
 size_t NodeDevices::device_count() const {

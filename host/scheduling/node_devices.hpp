@@ -24,8 +24,16 @@ struct VendorDevices {
   // getNodeResources), in registration order; `abi[i]` views `records[i]`.
   std::vector<host::DeviceRecord> records;
   std::vector<hami_device> abi;
+  // The ids, types and modes `abi` points at, packed together so a fit
+  // walking the devices touches a few adjacent cache lines.
+  // (A vector: unlike a short std::string it never moves its bytes.)
+  std::vector<char> abi_strings;
   std::vector<host::PairScoreRecord> pair_records;
   std::vector<hami_pair_score> pairs;
+  // Sums over `records` (node scoring reads them on every filter).
+  int64_t total_count = 0;
+  int64_t total_cores = 0;
+  int64_t total_memory_mib = 0;
 
   // Position of device `id`, or npos.
   size_t find(std::string_view id) const;
@@ -54,13 +62,14 @@ class NodeDevices {
   uint64_t source_fingerprint() const { return fingerprint_; }
   const std::vector<VendorDevices>& vendors() const { return vendors_; }
   // True when some vendor is registered with at least one device.
-  bool registered() const;
+  bool registered() const { return registered_; }
   size_t device_count() const;
 
  private:
   NodeDevices() = default;
   std::string name_;
   uint64_t fingerprint_ = 0;
+  bool registered_ = false;
   std::vector<VendorDevices> vendors_;
 };
 

@@ -9,15 +9,6 @@ namespace hami::scheduling {
 
 namespace {
 
-// The pod's running totals for one vendor, for the quota hook: the peak of
-// the init containers and the sum of the app containers placed so far.
-struct PodTotals {
-  int64_t init_peak_memory = 0;
-  int64_t init_peak_cores = 0;
-  int64_t app_memory = 0;
-  int64_t app_cores = 0;
-};
-
 struct QuotaHookState {
   const QuotaContext* quota;
   uint32_t vendor;
@@ -53,11 +44,12 @@ struct ContainerOutcome {
   std::string reason;
 };
 
-// Fits container `c` on `usage` (updated in place) and appends the devices
-// it takes to `placed`.
+// Fits container `c` on `usage` (updated in place) and, when asked, appends
+// the devices it takes to `placed`.
 ContainerOutcome fit_container(const PodFitInput& in, size_t c, const NodeDevices& devices,
                                const std::vector<bool>& healthy, NodeUse& usage,
-                               std::vector<PodTotals>& totals, std::vector<Placement>& placed) {
+                               std::span<PodTotals> totals, FitScratch& scratch,
+                               std::vector<Placement>* placed) {
   const bool init = c < in.requests->init_count;
   for (const VendorRequest& vr : in.requests->containers[c].vendors) {
     const uint32_t v = vr.vendor;
@@ -68,39 +60,39 @@ ContainerOutcome fit_container(const PodFitInput& in, size_t c, const NodeDevice
       return {false, true, std::string(kNodeInsufficientDevice)};
     }
 
-    std::vector<hami_device_usage> device_usage(n);
-    std::vector<hami_order_device> order_input(n);
+    scratch.device_usage.resize(n);
+    scratch.order_input.resize(n);
     const ScoreRequest score_request{1, vr.request.memory_mib, vr.request.memory_percent,
                                      vr.request.cores};
     for (size_t k = 0; k < n; ++k) {
       const DeviceUse& u = usage[v][k];
       const hami_device& d = vd.abi[k];
-      device_usage[k] = {sizeof(hami_device_usage), &d, u.used, u.memory_mib,
-                         static_cast<int32_t>(u.cores)};
-      order_input[k] = {sizeof(hami_order_device), &device_usage[k],
-                        device_score(in.weights, score_request, u.used, d.count, u.cores, d.cores,
-                                     u.memory_mib, d.memory_mib)};
+      scratch.device_usage[k] = {sizeof(hami_device_usage), &d, u.used, u.memory_mib,
+                                 static_cast<int32_t>(u.cores)};
+      scratch.order_input[k] = {sizeof(hami_order_device), &scratch.device_usage[k],
+                                device_score(in.weights, score_request, u.used, d.count, u.cores,
+                                             d.cores, u.memory_mib, d.memory_mib)};
     }
 
-    std::vector<size_t> order(n);
     uint32_t flags = 0;
     if (in.device_plugin != nullptr) {
       hami_order_input oi{};
       oi.struct_size = sizeof(hami_order_input);
       oi.policy = {in.device_policy.data(), in.device_policy.size()};
       oi.pod = in.pod;
-      oi.devices = order_input.data();
+      oi.devices = scratch.order_input.data();
       oi.devices_len = n;
       host::DeviceOrder result = in.device_plugin->order_devices(oi);
-      order = std::move(result.order);
+      scratch.order.swap(result.order);
       flags = result.fit_flags;
     } else {
-      std::iota(order.begin(), order.end(), size_t{0});
+      scratch.order.resize(n);
+      std::iota(scratch.order.begin(), scratch.order.end(), size_t{0});
     }
 
-    std::vector<hami_device_usage> tried(n);
+    scratch.tried.resize(n);
     for (size_t k = 0; k < n; ++k)
-      tried[k] = device_usage[order[k]];
+      scratch.tried[k] = scratch.device_usage[scratch.order[k]];
 
     QuotaHookState hook_state{in.quota, v, init, &totals[v]};
     const hami_quota_hook hook{sizeof(hami_quota_hook), &hook_state, &quota_hook_allows};
@@ -110,31 +102,33 @@ ContainerOutcome fit_container(const PodFitInput& in, size_t c, const NodeDevice
     fi.pod = in.pod;
     fi.container_index = c;
     fi.request = &vr.request;
-    fi.devices = tried.data();
+    fi.devices = scratch.tried.data();
     fi.devices_len = n;
     fi.pair_scores = vd.pairs.data();
     fi.pair_scores_len = vd.pairs.size();
     fi.policy_flags = flags;
     fi.quota = quota_applies(in.quota, v) ? &hook : nullptr;
 
-    std::vector<hami_fit_pick> picks(static_cast<size_t>(vr.request.count));
-    host::FitResult result = in.plugins[v].fit(fi, picks);
+    scratch.picks.assign(static_cast<size_t>(vr.request.count), hami_fit_pick{});
+    host::FitResult result = in.plugins[v].fit(fi, scratch.picks);
     if (!result.fits)
       return {false, false, std::move(result.reason)};
 
     int64_t memory = 0;
     int64_t cores = 0;
     for (size_t p = 0; p < result.picks_len; ++p) {
-      const hami_fit_pick& pick = picks[p];
-      const size_t k = order[pick.device];
+      const hami_fit_pick& pick = scratch.picks[p];
+      const size_t k = scratch.order[pick.device];
       DeviceUse& u = usage[v][k];
       u.used += 1;
       u.memory_mib += pick.memory_mib;
       u.cores += pick.cores;
       memory += pick.memory_mib;
       cores += pick.cores;
-      placed.push_back({v, k, vd.records[k].id, std::string(pick.type.ptr, pick.type.len),
-                        pick.memory_mib, pick.cores});
+      if (placed != nullptr) {
+        placed->push_back({v, k, vd.records[k].id, std::string(pick.type.ptr, pick.type.len),
+                           pick.memory_mib, pick.cores});
+      }
     }
     PodTotals& t = totals[v];
     if (init) {
@@ -151,7 +145,7 @@ ContainerOutcome fit_container(const PodFitInput& in, size_t c, const NodeDevice
 }  // namespace
 
 NodeFit fit_node(const PodFitInput& in, const NodeDevices& devices,
-                 const std::vector<bool>& healthy, const NodeUse& usage) {
+                 const std::vector<bool>& healthy, const NodeUse& usage, FitScratch& scratch) {
   NodeFit out;
   // A node whose every registered vendor failed its health check is as
   // good as unregistered (HAMi drops the vendor from its cache).
@@ -167,37 +161,46 @@ NodeFit fit_node(const PodFitInput& in, const NodeDevices& devices,
     return out;
   }
   const PodRequests& req = *in.requests;
-  out.containers.resize(req.containers.size());
-  std::vector<PodTotals> totals(in.plugins.size());
+  if (in.record_placements)
+    out.containers.resize(req.containers.size());
+  const auto placed = [&](size_t c) { return in.record_placements ? &out.containers[c] : nullptr; };
+  scratch.totals.assign(in.plugins.size(), PodTotals{});
+  const std::span<PodTotals> totals(scratch.totals);
+  const auto fail = [&](ContainerOutcome& r) {
+    out.unresolvable = r.unresolvable;
+    out.reason = std::move(r.reason);
+    out.containers.clear();
+    return out;
+  };
 
   // Init containers run one after another: each starts from the node's
   // usage, not from the previous init container's.
   for (size_t c = 0; c < req.init_count && c < req.containers.size(); ++c) {
     if (req.containers[c].vendors.empty())
       continue;
-    NodeUse fresh = usage;
-    ContainerOutcome r = fit_container(in, c, devices, healthy, fresh, totals, out.containers[c]);
-    if (!r.fits) {
-      out.unresolvable = r.unresolvable;
-      out.reason = std::move(r.reason);
-      out.containers.clear();
-      return out;
-    }
+    scratch.fresh = usage;
+    ContainerOutcome r =
+        fit_container(in, c, devices, healthy, scratch.fresh, totals, scratch, placed(c));
+    if (!r.fits)
+      return fail(r);
   }
-  NodeUse working = usage;
+  scratch.working = usage;
   for (size_t c = req.init_count; c < req.containers.size(); ++c) {
     if (req.containers[c].vendors.empty())
       continue;
-    ContainerOutcome r = fit_container(in, c, devices, healthy, working, totals, out.containers[c]);
-    if (!r.fits) {
-      out.unresolvable = r.unresolvable;
-      out.reason = std::move(r.reason);
-      out.containers.clear();
-      return out;
-    }
+    ContainerOutcome r =
+        fit_container(in, c, devices, healthy, scratch.working, totals, scratch, placed(c));
+    if (!r.fits)
+      return fail(r);
   }
   out.fits = true;
   return out;
+}
+
+NodeFit fit_node(const PodFitInput& in, const NodeDevices& devices,
+                 const std::vector<bool>& healthy, const NodeUse& usage) {
+  FitScratch scratch;
+  return fit_node(in, devices, healthy, usage, scratch);
 }
 
 hami_node_usage summarize_usage(const NodeDevices& devices, const std::vector<bool>& healthy,
@@ -209,17 +212,16 @@ hami_node_usage summarize_usage(const NodeDevices& devices, const std::vector<bo
     const VendorDevices& vd = devices.vendors()[v];
     if (!vd.registered || (v < healthy.size() && !healthy[v]))
       continue;
-    for (size_t k = 0; k < vd.records.size(); ++k) {
-      const host::DeviceRecord& r = vd.records[k];
-      out.devices += 1;
-      out.count += r.count;
-      out.total_cores += r.cores;
-      out.total_memory_mib += r.memory_mib;
-      if (v < usage.size() && k < usage[v].size()) {
-        out.used += usage[v][k].used;
-        out.used_cores += usage[v][k].cores;
-        out.used_memory_mib += usage[v][k].memory_mib;
-      }
+    out.devices += vd.records.size();
+    out.count += vd.total_count;
+    out.total_cores += vd.total_cores;
+    out.total_memory_mib += vd.total_memory_mib;
+    if (v >= usage.size())
+      continue;
+    for (const DeviceUse& u : usage[v]) {
+      out.used += u.used;
+      out.used_cores += u.cores;
+      out.used_memory_mib += u.memory_mib;
     }
   }
   return out;

@@ -47,6 +47,9 @@ struct PodFitInput {
   std::string device_policy;                                    // full policy text
   const host::SchedulingPluginHandle* device_plugin = nullptr;  // null: registration order
   const QuotaContext* quota = nullptr;                          // null: not enforced
+  // Whether NodeFit::containers is filled. Filtering only needs the
+  // verdict; a reservation needs the devices.
+  bool record_placements = true;
 };
 
 // One device a container takes.
@@ -67,6 +70,31 @@ struct NodeFit {
   std::vector<std::vector<Placement>> containers;  // per pod container
 };
 
+// A pod's running totals for one vendor while it is being placed (for the
+// quota hook): the peak of its init containers, the sum of its app
+// containers so far.
+struct PodTotals {
+  int64_t init_peak_memory = 0;
+  int64_t init_peak_cores = 0;
+  int64_t app_memory = 0;
+  int64_t app_cores = 0;
+};
+
+// Buffers fit_node reuses from node to node (one per thread), so walking
+// thousands of candidates does not allocate per node.
+struct FitScratch {
+  NodeUse working;
+  NodeUse fresh;
+  std::vector<hami_device_usage> device_usage;
+  std::vector<hami_device_usage> tried;
+  std::vector<hami_order_device> order_input;
+  std::vector<hami_fit_pick> picks;
+  std::vector<size_t> order;
+  std::vector<PodTotals> totals;  // per vendor
+};
+
+NodeFit fit_node(const PodFitInput& input, const NodeDevices& devices,
+                 const std::vector<bool>& healthy, const NodeUse& usage, FitScratch& scratch);
 NodeFit fit_node(const PodFitInput& input, const NodeDevices& devices,
                  const std::vector<bool>& healthy, const NodeUse& usage);
 

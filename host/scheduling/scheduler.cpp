@@ -1,10 +1,12 @@
 #include "scheduling/scheduler.hpp"
 
 #include <algorithm>
+#include <charconv>
 #include <cmath>
 #include <cstdio>
 #include <ctime>
 #include <set>
+#include <thread>
 #include <utility>
 
 #include "log/logger.hpp"
@@ -31,10 +33,11 @@ std::optional<std::string_view> pod_annotation(const hami_pod_view& pod, std::st
   return std::nullopt;
 }
 
-std::string format_score(double score) {
+// Go's %.2f.
+void append_score(std::string& out, double score) {
   char buf[32];
-  std::snprintf(buf, sizeof buf, "%.2f", score);
-  return buf;
+  const auto res = std::to_chars(buf, buf + sizeof buf, score, std::chars_format::fixed, 2);
+  out.append(buf, res.ptr);
 }
 
 // HAMi's common.ParseReason: the "<n>/<m> <Reason>" entries of a fit reason.
@@ -157,7 +160,9 @@ Scheduler::Scheduler(cluster::ClusterState& cluster,
       options_(std::move(options)),
       ledger_(devices.size()),
       locker_(
-          cluster, [this] { return now(); }, options_.node_lock) {
+          cluster, [this] { return now(); }, options_.node_lock),
+      pool_(options_.filter_workers.value_or(
+          std::min<size_t>(3, std::max(1u, std::thread::hardware_concurrency()) - 1))) {
   cluster_.watch(*this);
   if (options_.initial_health_check)
     check_node_health();
@@ -271,6 +276,13 @@ FilterOutcome Scheduler::run_filter(const hami_pod_view& pod, std::vector<Candid
     size_t index;
     double score;
   };
+  // What one participant of the walk found, merged in candidate order.
+  struct Partial {
+    FitScratch scratch;
+    std::vector<Fitting> fitting;
+    std::vector<std::pair<size_t, std::string>> failed;
+    std::vector<std::pair<size_t, std::string>> unresolvable;
+  };
   std::vector<Fitting> fitting;
   {
     const auto snapshot = ledger_.read();
@@ -284,14 +296,17 @@ FilterOutcome Scheduler::run_filter(const hami_pod_view& pod, std::vector<Candid
     input.device_policy = ctx->device_policy.text;
     input.device_plugin = ctx->device_policy.plugin;
     input.quota = quota ? &*quota : nullptr;
+    // Filtering needs only the verdict; a reservation re-fits with devices.
+    input.record_placements = false;
     const std::vector<bool> all_healthy(devices_.size(), true);
 
-    for (size_t i = 0; i < candidates.size(); ++i) {
+    const auto evaluate = [&](size_t i, Partial& part) {
       const Candidate& cand = candidates[i];
       const NodeEntry* entry = snapshot->node(cand.name);
       std::shared_ptr<const NodeDevices> fresh;
       const NodeDevices* devices = nullptr;
-      NodeUse usage;
+      const NodeUse* base = nullptr;
+      NodeUse adjusted;
       try {
         if (cand.node != nullptr &&
             !(entry != nullptr && entry->devices &&
@@ -299,33 +314,60 @@ FilterOutcome Scheduler::run_filter(const hami_pod_view& pod, std::vector<Candid
           fresh = NodeDevices::decode(devices_, *cand.node,
                                       entry != nullptr ? entry->devices.get() : nullptr);
           devices = fresh.get();
-          usage = usage_for(*snapshot, entry, *devices);
+          adjusted = usage_for(*snapshot, entry, *devices);
+          base = &adjusted;
         } else if (entry != nullptr && entry->devices) {
           devices = entry->devices.get();
-          usage = entry->use;
+          base = &entry->use;
         }
         if (devices == nullptr || !devices->registered()) {
-          out.unresolvable[cand.name] = std::string(kNodeUnregistered);
-          continue;
+          part.unresolvable.emplace_back(i, kNodeUnregistered);
+          return;
         }
-        if (own != nullptr && own->node == cand.name)
-          subtract_charge(*devices, usage, *own);
+        if (own != nullptr && own->node == cand.name) {
+          if (base != &adjusted)
+            adjusted = *base;
+          subtract_charge(*devices, adjusted, *own);
+          base = &adjusted;
+        }
         const std::vector<bool>& healthy = entry != nullptr ? entry->healthy : all_healthy;
-        NodeFit fit = fit_node(input, *devices, healthy, usage);
+        NodeFit fit = fit_node(input, *devices, healthy, *base, part.scratch);
         if (!fit.fits) {
-          (fit.unresolvable ? out.unresolvable : out.failed)[cand.name] = std::move(fit.reason);
-          continue;
+          (fit.unresolvable ? part.unresolvable : part.failed)
+              .emplace_back(i, std::move(fit.reason));
+          return;
         }
         double score = 0;
         if (ctx->node_policy.plugin != nullptr) {
           score = ctx->node_policy.plugin->score_node(ctx->node_policy.text, pod,
-                                                      summarize_usage(*devices, healthy, usage));
+                                                      summarize_usage(*devices, healthy, *base));
         }
-        fitting.push_back({i, score});
-      } catch (const host::PluginCallError& e) {
-        out.failed[cand.name] = e.what();
+        part.fitting.push_back({i, score});
+      } catch (const std::exception& e) {
+        part.failed.emplace_back(i, e.what());
+      }
+    };
+
+    // Large candidate lists are walked in chunks by the caller and idle pool
+    // workers; each participant keeps its own scratch and findings.
+    constexpr size_t kChunk = 128;
+    const size_t chunks = (candidates.size() + kChunk - 1) / kChunk;
+    std::vector<Partial> parts(chunks > 1 ? pool_.slots() : 1);
+    pool_.run(chunks, [&](size_t chunk, size_t slot) {
+      const size_t end = std::min(candidates.size(), (chunk + 1) * kChunk);
+      for (size_t i = chunk * kChunk; i < end; ++i)
+        evaluate(i, parts[slot]);
+    });
+    for (Partial& part : parts) {
+      fitting.insert(fitting.end(), part.fitting.begin(), part.fitting.end());
+      for (auto& [i, reason] : part.failed)
+        out.failed[candidates[i].name] = std::move(reason);
+      for (auto& [i, reason] : part.unresolvable) {
+        out.unresolvable[candidates[i].name] = std::move(reason);
       }
     }
+    std::sort(fitting.begin(), fitting.end(),
+              [](const Fitting& a, const Fitting& b) { return a.index < b.index; });
   }
 
   if (fitting.empty()) {
@@ -349,15 +391,19 @@ FilterOutcome Scheduler::run_filter(const hami_pod_view& pod, std::vector<Candid
     return out;
   }
 
-  // Best first: the highest score, earlier candidates winning ties.
-  std::vector<Fitting> ranked = fitting;
-  std::stable_sort(ranked.begin(), ranked.end(),
-                   [](const Fitting& a, const Fitting& b) { return a.score > b.score; });
+  // Best: the highest score, the earlier candidate winning ties.
+  const Fitting& best =
+      *std::max_element(fitting.begin(), fitting.end(),
+                        [](const Fitting& a, const Fitting& b) { return a.score < b.score; });
   const auto success_message = [&](const std::string& target) {
     std::string scores;
+    scores.reserve(fitting.size() * 24);
     for (const Fitting& f : fitting) {
-      scores +=
-          (scores.empty() ? "" : ",") + candidates[f.index].name + ":" + format_score(f.score);
+      if (!scores.empty())
+        scores += ',';
+      scores += candidates[f.index].name;
+      scores += ':';
+      append_score(scores, f.score);
     }
     return "find fit node(" + target + "), " + std::to_string(candidates.size() - fitting.size()) +
            " nodes not fit, " + std::to_string(fitting.size()) + " nodes fit(" + scores + ")";
@@ -366,12 +412,16 @@ FilterOutcome Scheduler::run_filter(const hami_pod_view& pod, std::vector<Candid
   if (options_.allocate_at == AllocateAt::Bind) {
     for (const Fitting& f : fitting)
       out.fit.push_back(f.index);
-    event(pod, false, "FilteringSucceed", success_message(candidates[ranked.front().index].name));
+    event(pod, false, "FilteringSucceed", success_message(candidates[best.index].name));
     return out;
   }
 
   // allocateAt: filter — reserve on the best node that still fits against
-  // live usage, then write the allocation.
+  // live usage (trying the next best when a concurrent reservation took the
+  // room), then write the allocation.
+  std::vector<Fitting> ranked = fitting;
+  std::stable_sort(ranked.begin(), ranked.end(),
+                   [](const Fitting& a, const Fitting& b) { return a.score > b.score; });
   for (const Fitting& f : ranked) {
     const std::string& node = candidates[f.index].name;
     std::string reason;

@@ -39,6 +39,7 @@
 #include "plugins/scheduling_plugin_handle.hpp"
 #include "scheduling/policy_choice.hpp"
 #include "scheduling/usage_ledger.hpp"
+#include "scheduling/work_pool.hpp"
 
 namespace hami::log {
 class Logger;
@@ -61,6 +62,9 @@ struct SchedulerOptions {
   const log::Logger* logger = nullptr;  // optional; must outlive the scheduler
   // Check node health (handshake annotations) once at construction.
   bool initial_health_check = true;
+  // Threads that help walk large candidate lists (the caller always works
+  // too). Default: one per extra CPU, at most 3.
+  std::optional<size_t> filter_workers;
 };
 
 struct FilterOutcome {
@@ -139,6 +143,7 @@ class Scheduler final : private cluster::ClusterWatcher {
   SchedulerOptions options_;
   UsageLedger ledger_;
   cluster::NodeLocker locker_;
+  WorkPool pool_;
 };
 
 }  // namespace hami::scheduling

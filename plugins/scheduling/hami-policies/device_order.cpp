@@ -1,6 +1,7 @@
 #include "device_order.hpp"
 
 #include <algorithm>
+#include <array>
 #include <numeric>
 
 #include "hami/device.h"
@@ -24,28 +25,43 @@ std::string_view trim(std::string_view s) {
 }
 
 // HAMi's gpuSortKeyChain: binpack/spread/numa in written order, deduplicated;
-// the filters (mutex, topology-aware) are not sort keys.
-std::vector<std::string_view> sort_key_chain(std::string_view policy, bool numa_bind) {
-  std::vector<std::string_view> chain;
+// the filters (mutex, topology-aware) are not sort keys. At most three keys,
+// so a fixed array holds them.
+struct KeyChain {
+  std::array<std::string_view, 3> keys{};
+  size_t size = 0;
+
+  bool has(std::string_view key) const {
+    return std::find(keys.begin(), keys.begin() + static_cast<std::ptrdiff_t>(size), key) !=
+           keys.begin() + static_cast<std::ptrdiff_t>(size);
+  }
+};
+
+KeyChain sort_key_chain(std::string_view policy, bool numa_bind) {
+  KeyChain chain;
   for (const std::string_view word : policy_words(policy)) {
-    if ((word == kBinpack || word == kSpread || word == kNuma) &&
-        std::find(chain.begin(), chain.end(), word) == chain.end()) {
-      chain.push_back(word);
+    if ((word == kBinpack || word == kSpread || word == kNuma) && !chain.has(word)) {
+      chain.keys[chain.size++] = word;
     }
   }
-  if (chain.empty())
-    chain.push_back(kSpread);
+  if (chain.size == 0)
+    chain.keys[chain.size++] = kSpread;
   // numa-bind keeps NUMA groups contiguous for the vendor's same-NUMA run.
-  if (numa_bind && chain.front() != kNuma) {
-    chain.erase(std::remove(chain.begin(), chain.end(), kNuma), chain.end());
-    chain.insert(chain.begin(), kNuma);
+  if (numa_bind && chain.keys[0] != kNuma) {
+    KeyChain with_numa;
+    with_numa.keys[with_numa.size++] = kNuma;
+    for (size_t i = 0; i < chain.size; ++i) {
+      if (chain.keys[i] != kNuma)
+        with_numa.keys[with_numa.size++] = chain.keys[i];
+    }
+    return with_numa;
   }
   return chain;
 }
 
-bool less_by_chain(const std::vector<std::string_view>& chain, const DeviceFacts& a,
-                   const DeviceFacts& b) {
-  for (const std::string_view key : chain) {
+bool less_by_chain(const KeyChain& chain, const DeviceFacts& a, const DeviceFacts& b) {
+  for (size_t i = 0; i < chain.size; ++i) {
+    const std::string_view key = chain.keys[i];
     if (key == kBinpack && a.score != b.score)
       return a.score < b.score;
     if (key == kSpread && a.score != b.score)
@@ -56,15 +72,25 @@ bool less_by_chain(const std::vector<std::string_view>& chain, const DeviceFacts
   return a.index < b.index;
 }
 
-bool less_single(std::string_view policy, bool numa_bind, const DeviceFacts& a,
-                 const DeviceFacts& b) {
-  const bool binpack = policy == kBinpack;
+// A single (non-chain) policy value, resolved once per call.
+enum class Single { Binpack, Mutex, Spread };
+
+Single single_kind(std::string_view policy) {
+  if (policy == kBinpack)
+    return Single::Binpack;
+  if (policy == kMutex)
+    return Single::Mutex;
+  return Single::Spread;  // spread, topology-aware and anything unknown
+}
+
+bool less_single(Single kind, bool numa_bind, const DeviceFacts& a, const DeviceFacts& b) {
   // mutex: busy devices first, so the idle ones (at the tail) are tried first.
-  if (policy == kMutex) {
+  if (kind == Single::Mutex) {
     if (a.used != b.used)
       return a.used > b.used;
     return a.numa < b.numa;
   }
+  const bool binpack = kind == Single::Binpack;
   if (numa_bind) {
     if (binpack) {
       if (a.numa == b.numa)
@@ -116,12 +142,22 @@ bool policy_contains(std::string_view policy, std::string_view word) {
 }
 
 bool known_device_policy(std::string_view policy) {
-  const auto words = policy_words(policy);
-  if (words.empty())
-    return false;
-  return std::all_of(words.begin(), words.end(), [](std::string_view w) {
-    return w == kBinpack || w == kSpread || w == kNuma || w == kMutex || w == kTopology;
-  });
+  bool any = false;
+  size_t start = 0;
+  while (start <= policy.size()) {
+    size_t end = policy.find(',', start);
+    if (end == std::string_view::npos)
+      end = policy.size();
+    const std::string_view w = trim(policy.substr(start, end - start));
+    if (!w.empty()) {
+      if (w != kBinpack && w != kSpread && w != kNuma && w != kMutex && w != kTopology) {
+        return false;
+      }
+      any = true;
+    }
+    start = end + 1;
+  }
+  return any;
 }
 
 bool hami_less(std::string_view policy, bool numa_bind, const DeviceFacts& a,
@@ -129,24 +165,61 @@ bool hami_less(std::string_view policy, bool numa_bind, const DeviceFacts& a,
   policy = trim(policy);
   if (is_chain(policy))
     return less_by_chain(sort_key_chain(policy, numa_bind), a, b);
-  return less_single(policy, numa_bind, a, b);
+  return less_single(single_kind(policy), numa_bind, a, b);
+}
+
+namespace {
+
+// A stable insertion sort: nodes have a handful of devices, and unlike
+// std::stable_sort it needs no buffer.
+template <class Before>
+void stable_insertion_sort(std::span<size_t> order, Before before) {
+  for (size_t i = 1; i < order.size(); ++i) {
+    const size_t value = order[i];
+    size_t j = i;
+    while (j > 0 && before(value, order[j - 1])) {
+      order[j] = order[j - 1];
+      --j;
+    }
+    order[j] = value;
+  }
+}
+
+}  // namespace
+
+void try_order_into(std::string_view policy, bool numa_bind, std::span<const DeviceFacts> devices,
+                    std::span<size_t> order) {
+  policy = trim(policy);
+  std::iota(order.begin(), order.end(), size_t{0});
+  // Device a is tried before b when HAMi's Less(b, a): HAMi walks its sorted
+  // list from the end.
+  if (is_chain(policy)) {
+    const KeyChain chain = sort_key_chain(policy, numa_bind);
+    const auto before = [&](size_t x, size_t y) {
+      return less_by_chain(chain, devices[y], devices[x]);
+    };
+    if (order.size() <= 32) {
+      stable_insertion_sort(order, before);
+    } else {
+      std::stable_sort(order.begin(), order.end(), before);
+    }
+  } else {
+    const Single kind = single_kind(policy);
+    const auto before = [&](size_t x, size_t y) {
+      return less_single(kind, numa_bind, devices[y], devices[x]);
+    };
+    if (order.size() <= 32) {
+      stable_insertion_sort(order, before);
+    } else {
+      std::stable_sort(order.begin(), order.end(), before);
+    }
+  }
 }
 
 std::vector<size_t> try_order(std::string_view policy, bool numa_bind,
                               std::span<const DeviceFacts> devices) {
-  policy = trim(policy);
   std::vector<size_t> order(devices.size());
-  std::iota(order.begin(), order.end(), size_t{0});
-  if (is_chain(policy)) {
-    const auto chain = sort_key_chain(policy, numa_bind);
-    std::stable_sort(order.begin(), order.end(), [&](size_t x, size_t y) {
-      return less_by_chain(chain, devices[y], devices[x]);
-    });
-  } else {
-    std::stable_sort(order.begin(), order.end(), [&](size_t x, size_t y) {
-      return less_single(policy, numa_bind, devices[y], devices[x]);
-    });
-  }
+  try_order_into(policy, numa_bind, devices, order);
   return order;
 }
 

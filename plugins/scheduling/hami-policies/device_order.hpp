@@ -40,6 +40,9 @@ bool hami_less(std::string_view policy, bool numa_bind, const DeviceFacts& a, co
 // Device positions in the order fit should try them.
 std::vector<size_t> try_order(std::string_view policy, bool numa_bind,
                               std::span<const DeviceFacts> devices);
+// The same into `order` (devices.size() entries), without allocating.
+void try_order_into(std::string_view policy, bool numa_bind, std::span<const DeviceFacts> devices,
+                    std::span<size_t> order);
 
 // HAMI_FIT_* flags the policy asks the vendor's fit for.
 uint32_t fit_flags(std::string_view policy);

@@ -8,6 +8,8 @@
 //                       true when it parses as a Go bool true).
 #include <rapidjson/document.h>
 
+#include <array>
+#include <span>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -68,7 +70,15 @@ class Policies final : public hami::SchedulingPolicy {
       throw hami::Error(HAMI_INVALID_ARGUMENT,
                         "unknown device policy \"" + std::string(policy) + "\"");
     }
-    std::vector<hami::policies::DeviceFacts> facts(in.devices_len);
+    // Nodes carry a handful of devices: keep their facts on the stack.
+    constexpr size_t kInline = 32;
+    std::array<hami::policies::DeviceFacts, kInline> inline_facts;
+    std::vector<hami::policies::DeviceFacts> heap_facts;
+    std::span<hami::policies::DeviceFacts> facts(inline_facts.data(), in.devices_len);
+    if (in.devices_len > kInline) {
+      heap_facts.resize(in.devices_len);
+      facts = heap_facts;
+    }
     for (size_t i = 0; i < in.devices_len; ++i) {
       const hami_order_device& d = in.devices[i];
       if (d.usage == nullptr || d.usage->device == nullptr) {
@@ -76,9 +86,8 @@ class Policies final : public hami::SchedulingPolicy {
       }
       facts[i] = {d.score, d.usage->device->numa, d.usage->device->index, d.usage->used};
     }
-    const auto order = hami::policies::try_order(policy, numa_bind(*in.pod), facts);
-    for (size_t i = 0; i < order.size(); ++i)
-      out.order[i] = order[i];
+    hami::policies::try_order_into(policy, numa_bind(*in.pod), facts,
+                                   std::span<size_t>(out.order, in.devices_len));
     out.fit_flags = hami::policies::fit_flags(policy);
   }
 
