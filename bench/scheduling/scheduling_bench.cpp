@@ -1,0 +1,228 @@
+// Filter with a 2-GPU request over N candidate nodes of 8 GPUs each, with
+// 20,000 running GPU pods in the usage ledger (NodeNames mode, bind mode:
+// every fitting node is returned, as kube-scheduler then prioritizes).
+//
+//   BM_Filter/<nodes>            Scheduler::filter (the core)
+//   BM_FilterRoute/<nodes>       ExtenderService::filter: JSON body in, JSON out
+//
+// Counters: ledger_bytes (the ledger's own estimate of its heap use),
+// rss_delta_bytes (process RSS growth while the ledger was built: devices
+// of every node plus 20,000 pod charges), fit_nodes.
+#include <benchmark/benchmark.h>
+#include <rapidjson/document.h>
+
+#include <fstream>
+#include <map>
+#include <memory>
+#include <random>
+#include <string>
+#include <vector>
+
+#include "extender/extender_service.hpp"
+#include "plugins/host_services.hpp"
+#include "plugins/plugin_registry.hpp"
+#include "scheduling/scheduler.hpp"
+
+namespace {
+
+using namespace hami;
+
+constexpr int kGpusPerNode = 8;
+constexpr int kRunningPods = 20000;
+constexpr int64_t kGpuMemory = 40960;
+
+long rss_bytes() {
+  std::ifstream statm("/proc/self/statm");
+  long pages = 0, resident = 0;
+  statm >> pages >> resident;
+  return resident * 4096;
+}
+
+std::string gpu_id(int node, int gpu) {
+  char buf[64];
+  std::snprintf(buf, sizeof buf, "GPU-%08x-0000-4000-8000-%012x", node, gpu);
+  return buf;
+}
+
+std::string node_json(int n) {
+  std::string reg = "[";
+  for (int g = 0; g < kGpusPerNode; ++g) {
+    if (g > 0)
+      reg += ",";
+    reg +=
+        R"({\"id\":\")" + gpu_id(n, g) + R"(\",\"index\":)" + std::to_string(g) +
+        R"(,\"count\":10,\"devmem\":40960,\"devcore\":100,\"type\":\"NVIDIA A100-SXM4-40GB\",\"numa\":)" +
+        std::to_string(g / 4) + R"(,\"mode\":\"hami-core\",\"health\":true})";
+  }
+  reg += "]";
+  const std::string name = "gpu-node-" + std::to_string(n);
+  return R"({"kind":"Node","metadata":{"name":")" + name +
+         R"(","annotations":{"hami.io/node-handshake":"Requesting_2099-01-01 00:00:00","hami.io/node-nvidia-register":")" +
+         reg +
+         R"("}},"status":{"allocatable":{"nvidia.com/gpu":"80"},"capacity":{"nvidia.com/gpu":"80"}}})";
+}
+
+// A ClusterState that holds the nodes and streams the running pods into the
+// watcher once (as a list+watch would), without keeping them: the RSS
+// measured around watch() is then the ledger's.
+class StreamingCluster final : public cluster::ClusterState {
+ public:
+  explicit StreamingCluster(int nodes) : node_count_(nodes) {
+    for (int n = 0; n < nodes; ++n) {
+      rapidjson::Document doc;
+      const std::string json = node_json(n);
+      doc.Parse(json.c_str());
+      auto model = std::make_shared<const k8s::NodeModel>(doc);
+      nodes_.emplace(std::string(model->name()), std::move(model));
+    }
+  }
+
+  std::shared_ptr<const k8s::NodeModel> node(std::string_view name) const override {
+    const auto it = nodes_.find(std::string(name));
+    return it == nodes_.end() ? nullptr : it->second;
+  }
+  std::vector<std::shared_ptr<const k8s::NodeModel>> nodes() const override {
+    std::vector<std::shared_ptr<const k8s::NodeModel>> out;
+    for (const auto& [_, n] : nodes_)
+      out.push_back(n);
+    return out;
+  }
+  std::shared_ptr<const cluster::PodRecord> pod(std::string_view, std::string_view) const override {
+    return nullptr;
+  }
+  std::vector<std::shared_ptr<const cluster::PodRecord>> pods() const override { return {}; }
+  std::vector<cluster::ResourceQuotaRecord> quotas() const override { return {}; }
+  std::vector<cluster::NamespaceRecord> namespaces() const override { return {}; }
+
+  void watch(cluster::ClusterWatcher& w) override {
+    for (const auto& [_, n] : nodes_)
+      w.node_upserted(n);
+    std::mt19937 rng(7);
+    for (int i = 0; i < kRunningPods; ++i) {
+      const int n = i % node_count_;
+      const int g = static_cast<int>(rng() % kGpusPerNode);
+      const int mem = 1000 + static_cast<int>(rng() % 4) * 500;
+      const int cores = static_cast<int>(rng() % 3) * 5;
+      const std::string uid = "pod-uid-" + std::to_string(i);
+      const std::string alloc =
+          gpu_id(n, g) + ",NVIDIA," + std::to_string(mem) + "," + std::to_string(cores) + ":;";
+      const std::string json =
+          R"({"metadata":{"name":"run-)" + std::to_string(i) + R"(","namespace":"ml","uid":")" +
+          uid + R"(","annotations":{"hami.io/vgpu-node":"gpu-node-)" + std::to_string(n) +
+          R"(","hami.io/vgpu-devices-allocated":")" + alloc +
+          R"("}},"spec":{"nodeName":"gpu-node-)" + std::to_string(n) +
+          R"(","containers":[{"name":"c","resources":{"limits":{"nvidia.com/gpu":"1"}}}]},"status":{"phase":"Running"}})";
+      rapidjson::Document doc;
+      doc.Parse(json.c_str());
+      auto record = std::make_shared<cluster::PodRecord>();
+      record->model = std::make_shared<const k8s::PodModel>(doc);
+      record->namespace_ = "ml";
+      record->name = "run-" + std::to_string(i);
+      record->uid = uid;
+      record->phase = "Running";
+      w.pod_upserted(record);
+    }
+    w.quotas_changed();
+  }
+  void unwatch(cluster::ClusterWatcher&) override {}
+  void patch_pod_metadata(std::string_view, std::string_view, const cluster::PodMetadataPatch&,
+                          std::optional<std::string_view>) override {}
+  void patch_node_annotations(std::string_view, const std::vector<cluster::MetadataWrite>&,
+                              std::optional<std::string_view>) override {}
+  void bind(std::string_view, std::string_view, std::string_view, std::string_view) override {}
+  void record_event(const cluster::Event&) override {}
+
+ private:
+  int node_count_;
+  std::map<std::string, std::shared_ptr<const k8s::NodeModel>> nodes_;
+};
+
+struct Setup {
+  host::HostServices services{[](int32_t, std::string_view, std::string_view) {},
+                              [] { return int64_t{1'750'000'000}; }};
+  host::PluginRegistry registry;
+  std::unique_ptr<StreamingCluster> cluster;
+  std::unique_ptr<scheduling::Scheduler> scheduler;
+  std::vector<std::string> names;
+  long rss_delta = 0;
+  size_t ledger_bytes = 0;
+
+  explicit Setup(int nodes) {
+    registry = host::PluginRegistry::load(
+        {HAMI_BENCH_PLUGIN_DIR, true},
+        {{"nvidia", "nvidia.so", HAMI_KIND_DEVICE, "{}"},
+         {"hami-policies", "hami-policies.so", HAMI_KIND_SCHEDULING, "{}"}},
+        services);
+    cluster = std::make_unique<StreamingCluster>(nodes);
+    for (int n = 0; n < nodes; ++n)
+      names.push_back("gpu-node-" + std::to_string(n));
+    const long before = rss_bytes();
+    scheduling::SchedulerOptions options;
+    options.initial_health_check = false;
+    options.clock = [] { return int64_t{1'750'000'000}; };
+    scheduler = std::make_unique<scheduling::Scheduler>(*cluster, registry.devices(),
+                                                        registry.scheduling(), options);
+    rss_delta = rss_bytes() - before;
+    ledger_bytes = scheduler->ledger().read()->approximate_bytes();
+  }
+};
+
+const char* kPod =
+    R"({"metadata":{"name":"bench-pod","namespace":"ml","uid":"bench-uid"},"spec":{"schedulerName":"hami-scheduler","containers":[{"name":"c","resources":{"limits":{"nvidia.com/gpu":"2","nvidia.com/gpumem":"4000","nvidia.com/gpucores":"20"}}}]}})";
+
+Setup& setup_for(int nodes) {
+  static std::map<int, std::unique_ptr<Setup>> setups;  // one per size, reused across runs
+  auto& s = setups[nodes];
+  if (!s)
+    s = std::make_unique<Setup>(nodes);
+  return *s;
+}
+
+void BM_Filter(benchmark::State& state) {
+  Setup& s = setup_for(static_cast<int>(state.range(0)));
+  rapidjson::Document doc;
+  doc.Parse(kPod);
+  const k8s::PodModel pod(doc);
+  size_t fit = 0;
+  for (auto _ : state) {
+    const auto out = s.scheduler->filter(pod, s.names);
+    fit = out.fit.size();
+    benchmark::DoNotOptimize(fit);
+  }
+  state.counters["fit_nodes"] = static_cast<double>(fit);
+  state.counters["ledger_bytes"] = static_cast<double>(s.ledger_bytes);
+  state.counters["rss_delta_bytes"] = static_cast<double>(s.rss_delta);
+  state.counters["pods"] = static_cast<double>(s.scheduler->ledger().read()->pod_count());
+  state.SetComplexityN(state.range(0));
+}
+BENCHMARK(BM_Filter)
+    ->Arg(100)
+    ->Arg(250)
+    ->Arg(500)
+    ->Arg(1000)
+    ->Arg(2000)
+    ->Arg(5000)
+    ->Unit(benchmark::kMicrosecond)
+    ->Complexity(benchmark::oN);
+
+void BM_FilterRoute(benchmark::State& state) {
+  Setup& s = setup_for(static_cast<int>(state.range(0)));
+  std::string body = std::string(R"({"Pod":)") + kPod + R"(,"Nodes":null,"NodeNames":[)";
+  for (size_t i = 0; i < s.names.size(); ++i)
+    body += (i ? ",\"" : "\"") + s.names[i] + "\"";
+  body += "]}";
+  const extender::ExtenderService service(*s.scheduler);
+  size_t bytes = 0;
+  for (auto _ : state) {
+    const auto reply = service.filter(body);
+    bytes = reply.body.size();
+    benchmark::DoNotOptimize(bytes);
+  }
+  state.counters["request_bytes"] = static_cast<double>(body.size());
+  state.counters["reply_bytes"] = static_cast<double>(bytes);
+}
+BENCHMARK(BM_FilterRoute)->Arg(1000)->Arg(5000)->Unit(benchmark::kMicrosecond);
+
+}  // namespace
+
+BENCHMARK_MAIN();
