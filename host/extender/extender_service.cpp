@@ -3,6 +3,7 @@
 #include <memory>
 #include <vector>
 
+#include "extender/allocations_report.hpp"
 #include "extender/extender_codec.hpp"
 #include "k8s/node.hpp"
 #include "k8s/object_error.hpp"
@@ -164,6 +165,10 @@ void register_extender_routes(server::Router& router, scheduling::Scheduler& sch
                  response.body = std::move(reply.body);
                });
   };
+  router.add("GET", "/allocations", 0,
+             [&scheduler](const server::Request&, server::Response& response) {
+               response.body = allocations_report(scheduler);
+             });
   route("/filter", &ExtenderService::filter);
   route("/schedule", &ExtenderService::filter);
   route("/prioritize", &ExtenderService::prioritize);

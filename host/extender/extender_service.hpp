@@ -12,6 +12,7 @@
 //        list has no error field: a body that cannot be read is HTTP 400
 //        (kube-scheduler ignores a failing prioritize extender).
 //   POST /bind — ExtenderBindingArgs → ExtenderBindingResult, HTTP 200.
+//   GET /allocations — the allocation report (allocations_report.hpp).
 #pragma once
 
 #include <cstddef>
@@ -46,8 +47,8 @@ class ExtenderService {
   const log::Logger* logger_;
 };
 
-// Adds POST /filter, /schedule, /prioritize and /bind. `scheduler` must
-// outlive the router.
+// Adds POST /filter, /schedule, /prioritize, /bind and GET /allocations.
+// `scheduler` must outlive the router.
 void register_extender_routes(server::Router& router, scheduling::Scheduler& scheduler,
                               std::size_t body_limit, const log::Logger* logger = nullptr);
 

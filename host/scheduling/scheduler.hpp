@@ -111,6 +111,8 @@ class Scheduler final : private cluster::ClusterWatcher {
   void check_node_health();
 
   const UsageLedger& ledger() const { return ledger_; }
+  const cluster::ClusterState& cluster() const { return cluster_; }
+  std::span<const host::DevicePluginHandle> devices() const { return devices_; }
   AllocateAt allocate_at() const { return options_.allocate_at; }
   const SchedulerOptions& options() const { return options_; }
 

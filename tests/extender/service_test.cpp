@@ -6,6 +6,7 @@
 #include <fstream>
 #include <sstream>
 
+#include "extender/allocations_report.hpp"
 #include "extender/extender_service.hpp"
 #include "scheduling_env.hpp"
 
@@ -159,6 +160,28 @@ TEST_F(Service, BindErrorsTravelInTheBody) {
   EXPECT_EQ(bad.body, R"({"Error":"json: cannot unmarshal number into Go struct field )"
                       R"(ExtenderBindingArgs.PodName of type string"})");
   EXPECT_EQ(service.bind("").status, 400);
+}
+
+}  // namespace
+
+namespace {
+
+using namespace hami;
+using namespace hami::testing;
+
+TEST(AllocationsReport, ListsDevicesUsageAndChargedPods) {
+  SchedulingEnv env("kind: List\nitems:\n" + nvidia_node("gpu-a", 1, 8000) + R"(- kind: Pod
+  metadata: {name: run, namespace: ml, uid: u-run, annotations: {hami.io/vgpu-node: gpu-a, hami.io/bind-phase: success, hami.io/vgpu-devices-allocated: "GPU-gpu-a-0,NVIDIA,3000,30:;"}}
+  spec: {containers: [{name: c}]}
+)");
+  EXPECT_EQ(
+      extender::allocations_report(*env.scheduler),
+      R"({"nodes":[{"name":"gpu-a","devices":[{"id":"GPU-gpu-a-0","type":"NVIDIA A100-SXM4-40GB",)"
+      R"("vendor":"nvidia","healthy":true,"slots":10,"usedSlots":1,"memoryMiB":8000,)"
+      R"("usedMemoryMiB":3000,"cores":100,"usedCores":30}]}],)"
+      R"("pods":[{"namespace":"ml","name":"run","uid":"u-run","node":"gpu-a","reservation":false,)"
+      R"("annotations":{"hami.io/vgpu-node":"gpu-a","hami.io/bind-phase":"success",)"
+      R"("hami.io/vgpu-devices-allocated":"GPU-gpu-a-0,NVIDIA,3000,30:;"}}]})");
 }
 
 }  // namespace

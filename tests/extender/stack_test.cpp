@@ -85,6 +85,16 @@ TEST_F(DemoStack, DemoClusterFiltersAndBinds) {
   const auto rocm = service.filter(R"({"Pod":)" + pod_of(*stack->cluster, "rocm", "demo-rocm") +
                                    "," + kAllNodes + "}");
   EXPECT_NE(rocm.body.find(R"("NodeNames":["gpu-mi300x-0"])"), std::string::npos) << rocm.body;
+  // gpu-a100-1 is locked by demo-infer until its device plugin releases it.
+  EXPECT_EQ(
+      service.bind(R"({"PodName":"demo-rocm","PodNamespace":"rocm","Node":"gpu-a100-1"})").body,
+      R"({"Error":"node gpu-a100-1 has been locked within 5m0s: node lock contention"})");
+  EXPECT_EQ(
+      service.bind(R"({"PodName":"demo-rocm","PodNamespace":"rocm","Node":"gpu-mi300x-0"})").body,
+      R"({"Error":""})");
+  // Spread: the idle MI300X, 32 GiB, every CU (no cores asked → 100 %).
+  EXPECT_EQ(stack->cluster->pod("rocm", "demo-rocm")->annotation("hami.io/amd-devices-allocated"),
+            "AMD-MI300X-9f2c1b7e-2200,AMD Instinct MI300X VF,32768,304:;");
 
   // The admission view sees ml's quota and the ledger's usage (demo-infer
   // included now).
