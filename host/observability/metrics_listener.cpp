@@ -83,7 +83,7 @@ MetricsListener::MetricsListener(const MetricsRegistry& registry,
                              e.displayText());
   }
   auto router = std::make_shared<server::Router>(logger);
-  register_metrics_routes(*router, registry);
+  register_metrics_routes(*router, registry, logger);
   auto params = Poco::makeAuto<Poco::Net::HTTPServerParams>();
   params->setMaxThreads(options.max_threads);
   params->setMaxQueued(options.max_queued);

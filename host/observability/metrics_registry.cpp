@@ -65,7 +65,7 @@ void MetricsRegistry::add_collector(std::shared_ptr<const Collector> collector,
   collectors_.push_back({std::move(collector), std::move(const_labels)});
 }
 
-std::vector<MetricFamily> MetricsRegistry::gather() const {
+std::vector<MetricFamily> MetricsRegistry::gather(std::vector<std::string>* found) const {
   // Families are never removed, so the pointers copied here stay valid
   // after the lock is released; snapshots and collectors run unlocked.
   std::vector<const CounterFamily*> counters;
@@ -124,11 +124,13 @@ std::vector<MetricFamily> MetricsRegistry::gather() const {
     const std::lock_guard lock(mu_);
     last_problems_ = problems;
   }
+  if (found != nullptr)
+    *found = std::move(problems);
   return all;
 }
 
-std::string MetricsRegistry::scrape() const {
-  return encode_text(gather());
+std::string MetricsRegistry::scrape(std::vector<std::string>* problems) const {
+  return encode_text(gather(problems));
 }
 
 std::vector<std::string> MetricsRegistry::last_problems() const {

@@ -41,10 +41,11 @@ class MetricsRegistry {
   void add_collector(std::shared_ptr<const Collector> collector,
                      std::vector<Label> const_labels = {});
 
-  // Every family, normalized (sorted, deduplicated, valid).
-  std::vector<MetricFamily> gather() const;
+  // Every family, normalized (sorted, deduplicated, valid). `problems`,
+  // when given, receives what this scrape found wrong (see above).
+  std::vector<MetricFamily> gather(std::vector<std::string>* problems = nullptr) const;
   // gather() as text exposition 0.0.4.
-  std::string scrape() const;
+  std::string scrape(std::vector<std::string>* problems = nullptr) const;
 
   // The problems the last scrape found (collector failures, dropped
   // families or series), for logging; empty when it was clean.

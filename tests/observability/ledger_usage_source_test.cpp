@@ -16,6 +16,7 @@
 #include "cluster/file_cluster.hpp"
 #include "exposition_parser.hpp"
 #include "observability/hami_collector.hpp"
+#include "observability/host_metrics.hpp"
 #include "plugins/host_services.hpp"
 #include "plugins/plugin_registry.hpp"
 #include "scheduling/scheduler.hpp"
@@ -284,6 +285,36 @@ TEST(LedgerUsage, ScrapeDuringConcurrentBindsIsAlwaysWellFormed) {
     total += v;
   EXPECT_EQ(total, kPods * 100 * kMiB);
   EXPECT_EQ(parsed.find("hami_vgpu_memory_allocated_bytes").size(), size_t{kPods});
+}
+
+}  // namespace
+
+namespace {
+
+TEST(HostMetrics, WiresBuildPluginRequestSchedulerAndClusterMetrics) {
+  Env env("kind: List\nitems:\n" + nvidia_node("gpu-a", 1));
+  HostMetrics metrics({.legacy_metrics = true,
+                       .build = {"9.9.9", "rev", "2026-01-01T00:00:00Z", "", "cc", "linux/amd64"}});
+  metrics.plugins().record_loaded(env.registry);
+  metrics.add_cluster(*env.scheduler, *env.cluster, env.registry.devices());
+  EXPECT_THROW(metrics.add_cluster(*env.scheduler, *env.cluster, env.registry.devices()),
+               std::logic_error);
+  metrics.requests().observe("/filter", "POST", 200, std::chrono::milliseconds(1));
+  metrics.scheduler().record_bind(BindResult::success);
+
+  const auto parsed = parse_exposition(metrics.registry().scrape());
+  EXPECT_EQ(parsed.find("hami_build_info", {{"version", "9.9.9"}}).size(), 1u);
+  EXPECT_EQ(parsed.find("hami_build_info")[0]->labels.count("zone"), 0u);
+  for (const char* name : {"nvidia", "amd", "hami-policies"}) {
+    EXPECT_EQ(
+        parsed.value("hami_scheduler_plugin_loaded", {{"name", name}, {"abi_version", "1.0"}}), 1)
+        << name;
+  }
+  EXPECT_EQ(parsed.value("hami_gpu_memory_limit_bytes", {{"node", "gpu-a"}, {"zone", "vGPU"}}),
+            8000 * kMiB);
+  EXPECT_EQ(parsed.value("GPUDeviceMemoryLimit", {{"nodeid", "gpu-a"}}), 8000 * kMiB);
+  EXPECT_EQ(parsed.value("hami_scheduler_http_requests_total", {{"route", "/filter"}}), 1);
+  EXPECT_EQ(parsed.value("hami_scheduler_bind_total", {{"outcome", "success"}}), 1);
 }
 
 }  // namespace

@@ -107,4 +107,28 @@ TEST(MetricsListener, BindFailureNamesTheAddress) {
   }
 }
 
+class FailingCollector final : public Collector {
+ public:
+  void collect(std::vector<MetricFamily>&) const override {
+    throw std::runtime_error("ledger unavailable");
+  }
+};
+
+TEST(MetricsListener, AScrapeWithProblemsStillAnswersAndIsLogged) {
+  MetricsRegistry registry;
+  registry.gauge("up_value", "Up.", {}).labels({}).set(1);
+  registry.add_collector(std::make_shared<FailingCollector>());
+  std::ostringstream log_output;
+  const hami::log::Logger logger(hami::log::Level::info, hami::log::Format::text, &log_output);
+  MetricsListener listener(registry, {"127.0.0.1", 0}, {}, &logger);
+  listener.start();
+  const Reply r = fetch(listener.port(), "GET", "/metrics");
+  EXPECT_EQ(r.status, 200);
+  EXPECT_EQ(parse_exposition(r.body).value("up_value"), 1);
+  EXPECT_NE(log_output.str().find("metrics scrape incomplete"), std::string::npos)
+      << log_output.str();
+  EXPECT_NE(log_output.str().find("collector failed: ledger unavailable"), std::string::npos)
+      << log_output.str();
+}
+
 }  // namespace
