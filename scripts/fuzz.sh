@@ -56,6 +56,7 @@ CC=clang-14 CXX=clang++-14 cmake -S "$repo" -B "$build_dir" \
   -DCMAKE_C_FLAGS_RELWITHDEBINFO="-O1 -g" -DCMAKE_CXX_FLAGS_RELWITHDEBINFO="-O1 -g" \
   -DHAMI_BUILD_FUZZ=ON -DHAMI_BUILD_TESTS=ON -DHAMI_WERROR=ON
 cmake --build "$build_dir" -j"$jobs" --target hami_fuzz_all
+build_seconds=$SECONDS
 
 manifest="$build_dir/fuzz-targets.txt"
 if [ ! -s "$manifest" ]; then
@@ -119,6 +120,7 @@ while read -r binary corpus; do
 done <"$manifest"
 
 echo
+echo "fuzz: setup and build ${build_seconds}s, fuzzing $((SECONDS - build_seconds))s"
 printf '%s\n' "${summary[@]}"
 echo "fuzz: $passed passed, $failed failed"
 [ "$failed" -eq 0 ]
