@@ -71,10 +71,10 @@ AdmissionService::AdmissionService(std::span<const host::DevicePluginHandle> dev
       logger_(logger) {}
 
 HttpReply AdmissionService::handle(std::string_view content_type, std::string_view body) const {
-  rapidjson::Document doc;
+  ReviewDocument storage;
   ReviewRequest request;
   try {
-    request = decode_review(body, doc);
+    request = decode_review(body, storage);
   } catch (const ReviewError& e) {
     if (!is_json_content_type(content_type)) {
       // The media type is the first thing wrong; say so, with the uid when

@@ -87,7 +87,7 @@ std::string_view api_version_of(ReviewVersion version) noexcept {
   return version == ReviewVersion::V1beta1 ? kV1beta1 : kV1;
 }
 
-ReviewRequest decode_review(std::string_view body, rapidjson::Document& doc) {
+ReviewRequest decode_review(std::string_view body, ReviewDocument& storage) {
   Known known;
   if (body.empty())
     known.fail("request body is empty");
@@ -97,8 +97,16 @@ ReviewRequest decode_review(std::string_view body, rapidjson::Document& doc) {
   if (const size_t valid = valid_utf8_prefix(body); valid != body.size()) {
     known.fail("request body is not valid UTF-8 (at byte " + std::to_string(valid) + ")");
   }
-  // Iterative: deeply nested input cannot exhaust the stack.
-  doc.Parse<rapidjson::kParseIterativeFlag>(body.data(), body.size());
+  // JSON text never holds a raw NUL; the in-place parse below would take
+  // one for the end of the input.
+  if (const size_t nul = body.find('\0'); nul != std::string_view::npos) {
+    known.fail("request body is not valid JSON: a NUL byte (at byte " + std::to_string(nul) + ")");
+  }
+  // Iterative: deeply nested input cannot exhaust the stack. In place: the
+  // copy's strings become the document's strings.
+  storage.text.assign(body);
+  rapidjson::Document& doc = storage.doc;
+  doc.ParseInsitu<rapidjson::kParseIterativeFlag>(storage.text.data());
   if (doc.HasParseError()) {
     std::string message = "request body is not valid JSON: ";
     message += rapidjson::GetParseError_En(doc.GetParseError());

@@ -20,7 +20,7 @@ struct Failure {
 };
 
 Failure failure_of(std::string_view body) {
-  rapidjson::Document doc;
+  ReviewDocument doc;
   try {
     (void)decode_review(body, doc);
   } catch (const ReviewError& e) {
@@ -41,7 +41,7 @@ void expect_failure(std::string_view body, std::string_view message, std::string
 
 TEST(ReviewDecode, RealisticPodCreate) {
   const std::string body = data_file("admission-gpu.json");
-  rapidjson::Document doc;
+  ReviewDocument doc;
   const ReviewRequest r = decode_review(body, doc);
   EXPECT_EQ(r.version, ReviewVersion::V1);
   EXPECT_EQ(r.uid, "705ab4f5-6393-11e8-b7cc-42010a800002");
@@ -54,6 +54,9 @@ TEST(ReviewDecode, RealisticPodCreate) {
   ASSERT_NE(r.object, nullptr);
   EXPECT_TRUE(r.object->IsObject());
   EXPECT_STREQ((*r.object)["metadata"]["generateName"].GetString(), "llm-infer-7d9f8b6c4-");
+  // Strings live in the storage's own copy of the body.
+  const char* name = (*r.object)["metadata"]["generateName"].GetString();
+  EXPECT_TRUE(name >= doc.text.data() && name < doc.text.data() + doc.text.size());
 }
 
 TEST(ReviewDecode, UpstreamSchemaCompleteReviewsAreNotPodRequests) {
@@ -61,7 +64,7 @@ TEST(ReviewDecode, UpstreamSchemaCompleteReviewsAreNotPodRequests) {
        {std::pair{"admission.k8s.io.v1.AdmissionReview.json", ReviewVersion::V1},
         std::pair{"admission.k8s.io.v1beta1.AdmissionReview.json", ReviewVersion::V1beta1}}) {
     const std::string body = data_file(file);
-    rapidjson::Document doc;
+    ReviewDocument doc;
     const ReviewRequest r = decode_review(body, doc);
     EXPECT_EQ(r.version, version) << file;
     EXPECT_EQ(r.uid, "uidValue");
@@ -80,7 +83,7 @@ TEST(ReviewDecode, PodTargetFromKindOrResource) {
     const std::string body =
         std::string(R"({"apiVersion":"admission.k8s.io/v1","kind":"AdmissionReview",)") +
         R"("request":{"uid":"u","operation":"CREATE")" + std::string(extra) + "}}";
-    rapidjson::Document doc;
+    ReviewDocument doc;
     return decode_review(body, doc).targets_pod;
   };
   EXPECT_TRUE(targets(""));
@@ -96,7 +99,7 @@ TEST(ReviewDecode, PodTargetFromKindOrResource) {
 }
 
 TEST(ReviewDecode, NullObjectIsAbsent) {
-  rapidjson::Document doc;
+  ReviewDocument doc;
   const ReviewRequest r =
       decode_review(R"({"apiVersion":"admission.k8s.io/v1beta1","kind":"AdmissionReview",)"
                     R"("request":{"uid":"u","operation":"DELETE","object":null,"dryRun":null}})",

@@ -47,7 +47,7 @@ void check_error_body(const std::string& message) {
 
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   const std::string_view body(reinterpret_cast<const char*>(data), size);
-  rapidjson::Document doc;
+  hami::admission::ReviewDocument doc;
   hami::admission::ReviewRequest request;
   try {
     request = hami::admission::decode_review(body, doc);
