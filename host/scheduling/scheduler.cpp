@@ -564,6 +564,14 @@ std::string Scheduler::bind(std::string_view namespace_, std::string_view name,
            ", UID in object meta: " + pod->uid;
   }
   const std::string key = pod->uid;
+  // A retried bind (kube-scheduler timed out waiting for the first answer)
+  // finds the pod already bound here: done. Rewriting its allocation could
+  // hand the node-side plugin different devices mid-way.
+  if (pod->node_name == node) {
+    const auto assigned = pod->annotation(kAssignedNodeAnnotation);
+    if (!assigned || *assigned == node)
+      return "";
+  }
   if (!cluster_.node(node)) {
     event(*pod, true, "BindingFailed", "failed to get node " + std::string(node));
     release(key);

@@ -59,14 +59,19 @@ TEST_F(Service, FilterFullNodesModeEchoesTheFittingNodeObjects) {
   const std::string node_b =
       R"({"metadata":{"name":"gpu-y","annotations":{"hami.io/node-nvidia-register":)"
       R"("[{\"id\":\"GPU-y\",\"count\":10,\"devmem\":2000,\"devcore\":100,\"type\":\"NVIDIA T4\",\"health\":true}]"}}})";
-  const auto reply =
-      service.filter(R"({"Pod":)" + kGpuPod + R"(,"Nodes":{"metadata":{},"items":[)" + node_a +
-                     "," + node_b + R"(]},"NodeNames":null})");
+  const std::string plain = R"({"metadata":{"name":"plain"}})";
+  const auto reply = service.filter(
+      R"({"Pod":)" + kGpuPod + R"(,"Nodes":{"metadata":{},"items":[)" + node_a + "," + node_b +
+      "," + plain + R"(,{"metadata":{"name":7}}]},"NodeNames":null})");
   EXPECT_EQ(reply.status, 200);
   EXPECT_EQ(reply.body,
             R"({"Nodes":{"metadata":{},"items":[)" + node_a +
                 R"(]},"NodeNames":null,"FailedNodes":{"gpu-y":"1/1 CardInsufficientMemory"},)"
-                R"("FailedAndUnresolvableNodes":null,"Error":""})");
+                R"("FailedAndUnresolvableNodes":{"Nodes.items[3]":"invalid Node: /metadata/name: )"
+                R"(expected a string, got a number","plain":"node unregistered"},"Error":""})");
+  // Like HAMi's template-node simulation, filtering leaves no trace.
+  EXPECT_EQ(env.scheduler->ledger().read()->pod("uid-train"), nullptr);
+  EXPECT_EQ(env.scheduler->ledger().read()->node("gpu-x"), nullptr);
 }
 
 TEST_F(Service, FilterWithoutPodIsAnError) {

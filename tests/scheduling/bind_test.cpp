@@ -195,3 +195,24 @@ TEST_F(BindFilterMode, FailedBindReleasesTheFilterReservation) {
 }
 
 }  // namespace
+
+namespace {
+
+using namespace hami;
+using namespace hami::testing;
+
+TEST_F(Bind, RetriedBindOfABoundPodChangesNothing) {
+  add_pod(pod_json("ml", "p", "uid-p", {kGpu3000}));
+  ASSERT_EQ(env.scheduler->bind("ml", "p", "uid-p", "gpu-a"), "");
+  const std::string allocated = env.annotation("ml", "p", "hami.io/vgpu-devices-allocated");
+  const std::string version = env.cluster->pod("ml", "p")->resource_version;
+  env.cluster->patch_node_annotations("gpu-a", {{"hami.io/mutex.lock", std::nullopt}},
+                                      std::nullopt);
+  EXPECT_EQ(env.scheduler->bind("ml", "p", "uid-p", "gpu-a"), "");
+  EXPECT_EQ(env.cluster->pod("ml", "p")->resource_version, version);
+  EXPECT_EQ(env.annotation("ml", "p", "hami.io/vgpu-devices-allocated"), allocated);
+  EXPECT_FALSE(lock("gpu-a"));
+  EXPECT_TRUE(charge("uid-p"));
+}
+
+}  // namespace
