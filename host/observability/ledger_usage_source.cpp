@@ -142,21 +142,32 @@ ClusterUsage LedgerUsageSource::usage() const {
   std::map<std::string_view, NodeUsage*> nodes;
   for (NodeUsage& n : out.nodes)
     nodes.emplace(n.name, &n);
+  // One read of every pod (one short hold of the cluster's lock) rather
+  // than a lookup per charge, which would contend with the scheduling
+  // path's own cluster reads thousands of times per scrape.
+  std::map<std::pair<std::string_view, std::string_view>, const cluster::PodRecord*> records;
+  const auto pods = cluster_.pods();
+  for (const auto& record : pods)
+    records.emplace(std::pair<std::string_view, std::string_view>(record->namespace_, record->name),
+                    record.get());
   for (const ChargeCopy& c : charges) {
-    const auto record = cluster_.pod(c.namespace_, c.name);
+    const auto found = records.find({c.namespace_, c.name});
+    if (found == records.end())
+      continue;
+    const cluster::PodRecord& record = *found->second;
     // A pod recreated under the same name is another pod; the ledger's
     // charge is keyed by the old uid (or namespace/name without one).
-    if (!record || (record->uid != c.uid && c.uid != c.namespace_ + "/" + c.name))
+    if (record.uid != c.uid && c.uid != c.namespace_ + "/" + c.name)
       continue;
     PodUsage pod;
     pod.namespace_ = c.namespace_;
     pod.name = c.name;
     pod.node = c.node;
-    add_containers(*record, c.shrunk, devices_, pod);
+    add_containers(record, c.shrunk, devices_, pod);
     if (!pod.devices.empty())
       out.pods.push_back(std::move(pod));
     if (const auto node = nodes.find(c.node); node != nodes.end())
-      add_mig_instances(*record, *node->second);
+      add_mig_instances(record, *node->second);
   }
   return out;
 }

@@ -9,8 +9,9 @@
 //    failed are left out, as HAMi drops them from its device cache), the
 //    uid, name and node of every pod charge, and the namespaces' quota
 //    usage and limits;
-//  - after releasing it: reads each charged pod's allocation annotations
-//    from the cluster state and decodes them with the vendor's plugin, to
+//  - after releasing it: reads every pod from the cluster state once, and
+//    decodes each charged pod's allocation annotations with the vendor's
+//    plugin, to
 //    report each container with its real index (init containers first;
 //    once a pod's init containers have succeeded only its app containers
 //    hold devices, so only they are reported). A pod whose annotations are
