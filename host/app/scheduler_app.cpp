@@ -212,6 +212,10 @@ int SchedulerApp::serve(const config::HostConfig& config) {
                              {"url", "https://" + host->server().address()},
                              {"tls", tls.self_signed ? "self-signed" : "files"},
                              {"certificate_sha256", tls.certificate_sha256}});
+  if (const auto* metrics = host->metrics_listener()) {
+    logger_.info("metrics listening", {{"address", metrics->address()},
+                                       {"url", "http://" + metrics->address() + "/metrics"}});
+  }
   waitForTerminationRequest();
   const auto grace = std::chrono::seconds(config.server.shutdown_grace_seconds);
   logger_.info("shutting down", {{"grace_seconds", std::to_string(grace.count())}});

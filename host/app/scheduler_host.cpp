@@ -5,6 +5,7 @@
 #include "config/config_error.hpp"
 #include "extender/extender_service.hpp"
 #include "hami/plugin.h"
+#include "observability/metrics_routes.hpp"
 #include "server/health_routes.hpp"
 
 namespace hami::app {
@@ -53,8 +54,20 @@ SchedulerHost::SchedulerHost(const config::HostConfig& config, const log::Logger
   extender_ = extender::make_extender_stack(config, registry_, logger_);
   readiness_.set(kClusterCondition, true, "synced");
 
+  observability::HostMetricsOptions metrics_options;
+  metrics_options.legacy_metrics = config.metrics.legacy;
+  metrics_ = std::make_unique<observability::HostMetrics>(metrics_options);
+  metrics_->plugins().record_loaded(registry_);
+  metrics_->add_cluster(*extender_->scheduler, *extender_->cluster, registry_.devices());
+
   auto router = std::make_shared<server::Router>(&logger_);
+  router->set_observer([&requests = metrics_->requests()](std::string_view route,
+                                                          std::string_view method, int status,
+                                                          std::chrono::nanoseconds elapsed) {
+    requests.observe(route, method, status, elapsed);
+  });
   server::register_health_routes(*router, readiness_);
+  observability::register_metrics_routes(*router, metrics_->registry(), &logger_);
   extender::register_extender_routes(*router, *extender_->scheduler,
                                      config.server.extender_body_limit, &logger_);
   if (const auto* policy = registry_.admission()) {
@@ -67,16 +80,26 @@ SchedulerHost::SchedulerHost(const config::HostConfig& config, const log::Logger
   server_ = std::make_unique<server::HttpsServer>(std::move(router),
                                                   server::make_server_tls(config.tls, &logger_),
                                                   config.listen, config.server, logger_);
+  if (config.metrics.listen) {
+    metrics_listener_ = std::make_unique<observability::MetricsListener>(
+        metrics_->registry(), *config.metrics.listen, observability::MetricsListenerOptions{},
+        &logger_);
+  }
 }
 
 SchedulerHost::~SchedulerHost() = default;
 
 void SchedulerHost::start() {
   server_->start();
+  if (metrics_listener_)
+    metrics_listener_->start();
 }
 
 bool SchedulerHost::shutdown(std::chrono::milliseconds grace) {
-  return server_->shutdown(grace);
+  const bool finished = server_->shutdown(grace);
+  if (metrics_listener_)
+    metrics_listener_->stop();
+  return finished;
 }
 
 }  // namespace hami::app

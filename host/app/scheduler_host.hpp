@@ -1,7 +1,8 @@
 // SchedulerHost: everything a running hami-scheduler owns, wired together —
 // plugin registry, the extender stack (cluster state, scheduler, node
-// health loop), readiness, routes (health, admission webhook, extender),
-// TLS and the HTTPS server. Construction loads every plugin, builds the TLS context
+// health loop), metrics, readiness, routes (health, admission webhook,
+// extender, /metrics), TLS, the HTTPS server and the optional plain-HTTP
+// metrics listener. Construction loads every plugin, builds the TLS context
 // and binds the listening socket, so any configuration problem surfaces
 // before the first request; serving begins with start().
 //
@@ -17,6 +18,8 @@
 #include "config/host_config.hpp"
 #include "extender/extender_stack.hpp"
 #include "log/logger.hpp"
+#include "observability/host_metrics.hpp"
+#include "observability/metrics_listener.hpp"
 #include "plugins/host_services.hpp"
 #include "plugins/plugin_registry.hpp"
 #include "server/https_server.hpp"
@@ -45,6 +48,8 @@ class SchedulerHost {
   bool shutdown(std::chrono::milliseconds grace);
 
   const server::HttpsServer& server() const { return *server_; }
+  // Null unless config metrics.listen is set.
+  const observability::MetricsListener* metrics_listener() const { return metrics_listener_.get(); }
   const host::PluginRegistry& registry() const { return registry_; }
   server::Readiness& readiness() { return readiness_; }
 
@@ -54,7 +59,9 @@ class SchedulerHost {
   host::PluginRegistry registry_;
   server::Readiness readiness_;
   std::unique_ptr<extender::ExtenderStack> extender_;
+  std::unique_ptr<observability::HostMetrics> metrics_;
   std::unique_ptr<admission::AdmissionService> admission_;
+  std::unique_ptr<observability::MetricsListener> metrics_listener_;
   std::unique_ptr<server::HttpsServer> server_;
 };
 

@@ -240,6 +240,25 @@ void read_cluster(const YamlReader& r, const YAML::Node& node, ClusterConfig& ou
   }
 }
 
+void read_metrics(const YamlReader& r, const YAML::Node& node, MetricsConfig& out) {
+  r.expect_mapping(node, "metrics", {"listen", "legacyMetrics"});
+  if (node.IsNull())
+    return;
+  if (const auto n = node["listen"]) {
+    const std::string text = r.string(n, "metrics.listen", true);
+    if (!text.empty()) {
+      const auto addr = parse_listen_address(text, true);
+      if (!addr) {
+        r.fail("metrics.listen",
+               "expected ADDR:PORT or :PORT (e.g. :9395), or empty, got " + describe_node(n));
+      }
+      out.listen = *addr;
+    }
+  }
+  if (const auto n = node["legacyMetrics"])
+    out.legacy = r.boolean(n, "metrics.legacyMetrics");
+}
+
 void read_log(const YamlReader& r, const YAML::Node& node, LogConfig& out) {
   r.expect_mapping(node, "log", {"level", "format"});
   if (node.IsNull())
@@ -288,7 +307,8 @@ HostConfig parse_config(const std::string& yaml_text, const std::filesystem::pat
   if (!root.IsNull() && !root.IsMap()) {
     r.fail("", "expected a mapping at the top level, got " + describe_node(root));
   }
-  r.expect_mapping(root, "", {"listen", "tls", "server", "plugins", "scheduler", "cluster", "log"});
+  r.expect_mapping(
+      root, "", {"listen", "tls", "server", "plugins", "scheduler", "cluster", "metrics", "log"});
   HostConfig out;
   out.source = file;
   if (root.IsMap()) {
@@ -304,6 +324,8 @@ HostConfig parse_config(const std::string& yaml_text, const std::filesystem::pat
       read_scheduler(r, n, out.scheduler);
     if (const auto n = root["cluster"])
       read_cluster(r, n, out.cluster);
+    if (const auto n = root["metrics"])
+      read_metrics(r, n, out.metrics);
     if (const auto n = root["log"])
       read_log(r, n, out.log);
   }

@@ -21,7 +21,8 @@ struct ListenAddress {
   std::string host = "127.0.0.1";
   uint16_t port = 8443;
 
-  // The canonical text, "127.0.0.1:8443" or "[::1]:8443".
+  // The canonical text, "127.0.0.1:8443", "[::1]:8443", or ":9395" for an
+  // empty host (every IPv4 address; only where a caller allows it).
   std::string text() const;
 };
 
@@ -83,6 +84,14 @@ struct ClusterConfig {
   std::filesystem::path file;  // snapshot for source=file; empty: an empty cluster
 };
 
+struct MetricsConfig {
+  // A separate plain-HTTP listener for GET /metrics (HAMi's
+  // --metrics-bind-address); nullopt: none. An empty host (":9395") binds
+  // every IPv4 address. /metrics is always served on the main listener too.
+  std::optional<ListenAddress> listen;
+  bool legacy = false;  // HAMi's --legacy-metrics: also the old names
+};
+
 struct LogConfig {
   log::Level level = log::Level::info;
   log::Format format = log::Format::text;
@@ -96,6 +105,7 @@ struct HostConfig {
   PluginsConfig plugins;
   SchedulerConfig scheduler;
   ClusterConfig cluster;
+  MetricsConfig metrics;
   LogConfig log;
 };
 

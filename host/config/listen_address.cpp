@@ -9,7 +9,7 @@ std::string ListenAddress::text() const {
   return (v6 ? "[" + host + "]" : host) + ":" + std::to_string(port);
 }
 
-std::optional<ListenAddress> parse_listen_address(std::string_view text) {
+std::optional<ListenAddress> parse_listen_address(std::string_view text, bool allow_any_host) {
   std::string_view host;
   std::string_view port_text;
   if (!text.empty() && text.front() == '[') {
@@ -31,8 +31,9 @@ std::optional<ListenAddress> parse_listen_address(std::string_view text) {
     if (host.find(':') != std::string_view::npos)
       return std::nullopt;
   }
-  if (host.empty() || port_text.empty() || port_text.size() > 5)
+  if ((host.empty() && !allow_any_host) || port_text.empty() || port_text.size() > 5) {
     return std::nullopt;
+  }
   for (const char c : host) {
     const bool ok = (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') ||
                     c == '.' || c == '-' || c == ':' || c == '%' || c == '_';

@@ -9,9 +9,11 @@
 namespace hami::config {
 
 // "ADDR:PORT" → ListenAddress. ADDR is an IPv4 address or host name, or an
-// IPv6 address in brackets ("[::1]:8443"); PORT is 0..65535. Returns
-// nullopt for anything else.
-std::optional<ListenAddress> parse_listen_address(std::string_view text);
+// IPv6 address in brackets ("[::1]:8443"); PORT is 0..65535. With
+// `allow_any_host`, ":PORT" is accepted too (empty host). Returns nullopt
+// for anything else.
+std::optional<ListenAddress> parse_listen_address(std::string_view text,
+                                                  bool allow_any_host = false);
 
 // The phrase used in error messages about a malformed address.
 inline constexpr std::string_view kListenAddressExpected =

@@ -99,6 +99,10 @@ void Router::add(std::string method, std::string path, std::size_t body_limit, H
     throw std::invalid_argument("route registered twice: " + it->first);
 }
 
+void Router::set_observer(Observer observer) {
+  observer_ = std::move(observer);
+}
+
 std::string Router::allowed_methods(std::string_view path) const {
   const auto found = routes_.find(path);
   if (found == routes_.end())
@@ -116,10 +120,15 @@ void Router::dispatch(Poco::Net::HTTPServerRequest& request,
                       Poco::Net::HTTPServerResponse& response, bool close_after) const {
   const auto begin = std::chrono::steady_clock::now();
   const int status = serve(request, response, close_after);
+  const auto elapsed = std::chrono::steady_clock::now() - begin;
+  if (observer_) {
+    const auto path = path_of(request.getURI());
+    const bool known = routes_.find(path) != routes_.end();
+    observer_(known ? path : std::string_view{}, request.getMethod(), status,
+              std::chrono::duration_cast<std::chrono::nanoseconds>(elapsed));
+  }
   if (logger_ != nullptr && logger_->enabled(log::Level::debug)) {
-    const auto micros = std::chrono::duration_cast<std::chrono::microseconds>(
-                            std::chrono::steady_clock::now() - begin)
-                            .count();
+    const auto micros = std::chrono::duration_cast<std::chrono::microseconds>(elapsed).count();
     logger_->debug("request", {{"method", request.getMethod()},
                                {"path", std::string(path_of(request.getURI()))},
                                {"status", std::to_string(status)},

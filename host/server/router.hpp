@@ -14,6 +14,7 @@
 // concurrently on the server's threads.
 #pragma once
 
+#include <chrono>
 #include <cstddef>
 #include <functional>
 #include <map>
@@ -49,6 +50,13 @@ class Router {
   void dispatch(Poco::Net::HTTPServerRequest& request, Poco::Net::HTTPServerResponse& response,
                 bool close_after) const;
 
+  // Called after every request with the registered path that served it
+  // ("" when no route has the request's path), the method, the status sent
+  // and the time spent, body reading included. Set before the server starts.
+  using Observer = std::function<void(std::string_view route, std::string_view method, int status,
+                                      std::chrono::nanoseconds elapsed)>;
+  void set_observer(Observer observer);
+
   // The registered methods of `path`, comma-separated and sorted (the Allow
   // header); empty when the path is unknown.
   std::string allowed_methods(std::string_view path) const;
@@ -63,6 +71,7 @@ class Router {
     Handler handler;
   };
   const log::Logger* logger_;
+  Observer observer_;
   std::map<std::string, std::map<std::string, Route>, std::less<>> routes_;
 };
 

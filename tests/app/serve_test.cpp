@@ -74,6 +74,46 @@ void serve_and_stop(int sig) {
       << child.err();
 }
 
+// "… address=127.0.0.1:40123 …" of the first stderr line containing `msg`.
+std::string wait_for_address(ChildProcess& child, const std::string& msg) {
+  const auto line = child.wait_for_stderr_line(msg, kStartBound);
+  return line ? address_of(*line) : std::string{};
+}
+
+TEST(Serve, MetricsOnTheMainListenerAndThePlainHttpOne) {
+  char tmpl[] = "/tmp/hami-metrics-XXXXXX";
+  ASSERT_NE(mkdtemp(tmpl), nullptr);
+  const std::filesystem::path dir(tmpl);
+  std::ofstream(dir / "cfg.yaml") << "listen: 127.0.0.1:0\ntls: {selfSigned: true}\nplugins:\n"
+                                     "  directory: "
+                                  << kPluginDir
+                                  << "\n  devices:\n    - {name: nvidia, library: nvidia.so}\n"
+                                     "metrics: {listen: \"127.0.0.1:0\"}\n";
+  ChildProcess child({kBinary, "--config", (dir / "cfg.yaml").string()});
+  const std::string main_address = wait_for_address(child, "msg=listening");
+  const std::string metrics_address = wait_for_address(child, "msg=\"metrics listening\"");
+  ASSERT_FALSE(main_address.empty()) << child.err();
+  ASSERT_FALSE(metrics_address.empty()) << child.err();
+
+  EXPECT_EQ(curl("https://" + main_address + "/healthz"), " 200");
+  const std::string scrape = curl("https://" + main_address + "/metrics");
+  EXPECT_EQ(scrape.substr(scrape.size() - 4), " 200");
+  EXPECT_NE(scrape.find("hami_build_info{"), std::string::npos) << scrape;
+  // The router's observer feeds the request metrics.
+  EXPECT_NE(scrape.find("hami_scheduler_http_requests_total{method=\"GET\",route=\"/healthz\","
+                        "status_class=\"2xx\"} 1\n"),
+            std::string::npos)
+      << scrape;
+  const std::string plain = curl("http://" + metrics_address + "/metrics");
+  EXPECT_EQ(plain.substr(plain.size() - 4), " 200");
+  EXPECT_NE(plain.find("hami_build_info{"), std::string::npos);
+
+  child.signal(SIGTERM);
+  EXPECT_EQ(child.wait(std::chrono::seconds(30)), 0) << child.err();
+  std::error_code ec;
+  std::filesystem::remove_all(dir, ec);
+}
+
 TEST(Serve, SigtermDrainsAndExitsZero) {
   serve_and_stop(SIGTERM);
 }

@@ -28,7 +28,15 @@ TEST_F(ConfigErrors, TopLevelMustBeAMapping) {
 TEST_F(ConfigErrors, UnknownTopLevelKey) {
   EXPECT_EQ(error_of(kMinimal + "listn: 127.0.0.1:1\n"),
             "cfg.yaml: listn: unknown key (expected one of: listen, tls, server, plugins, "
-            "scheduler, cluster, log)");
+            "scheduler, cluster, metrics, log)");
+}
+
+TEST_F(ConfigErrors, MalformedMetricsListenAddress) {
+  EXPECT_EQ(error_of(kMinimal + "metrics:\n  listen: \"9395\"\n"),
+            "cfg.yaml: metrics.listen: expected ADDR:PORT or :PORT (e.g. :9395), or empty, got "
+            "\"9395\"");
+  EXPECT_EQ(error_of(kMinimal + "metrics:\n  legacyMetrics: 1\n"),
+            "cfg.yaml: metrics.legacyMetrics: expected true or false, got \"1\"");
 }
 
 TEST_F(ConfigErrors, UnknownNestedKey) {

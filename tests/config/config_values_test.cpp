@@ -103,6 +103,20 @@ log:
   EXPECT_EQ(cfg.log.format, log::Format::json);
 }
 
+TEST_F(ConfigValues, MetricsSection) {
+  EXPECT_FALSE(load(kMinimal).metrics.listen.has_value());
+  EXPECT_FALSE(load(kMinimal).metrics.legacy);
+  EXPECT_FALSE(load(kMinimal + "metrics:\n  listen: \"\"\n").metrics.listen.has_value());
+  const auto any = load(kMinimal + "metrics:\n  listen: \":9395\"\n  legacyMetrics: true\n");
+  ASSERT_TRUE(any.metrics.listen.has_value());
+  EXPECT_EQ(any.metrics.listen->host, "");
+  EXPECT_EQ(any.metrics.listen->port, 9395);
+  EXPECT_EQ(any.metrics.listen->text(), ":9395");
+  EXPECT_TRUE(any.metrics.legacy);
+  const auto local = load(kMinimal + "metrics:\n  listen: 127.0.0.1:0\n");
+  EXPECT_EQ(local.metrics.listen->text(), "127.0.0.1:0");
+}
+
 TEST_F(ConfigValues, DeviceSectionFeedsPluginsWithoutInlineConfig) {
   write("device-config.yaml", R"(
 nvidia:

@@ -2,7 +2,10 @@
 // connections with exact bytes.
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cctype>
+#include <mutex>
+#include <vector>
 
 #include "server/health_routes.hpp"
 #include "server/readiness.hpp"
@@ -178,6 +181,36 @@ TEST_F(RoutingTest, ReadyzIs503NamingTheUnmetCondition) {
   r = exchange("GET /readyz HTTP/1.1\r\nHost: x\r\n\r\n");
   EXPECT_EQ(r.status, 200);
   EXPECT_EQ(r.body, "");
+}
+
+TEST(RouterObserver, SeesRouteMethodAndStatusOfEveryRequest) {
+  auto router = std::make_shared<server::Router>();
+  router->add("POST", "/echo", kEchoLimit,
+              [](const server::Request&, server::Response& out) { out.status = 201; });
+  std::mutex mutex;
+  std::vector<std::string> seen;
+  router->set_observer([&](std::string_view route, std::string_view method, int status,
+                           std::chrono::nanoseconds elapsed) {
+    const std::lock_guard lock(mutex);
+    seen.push_back(std::string(route) + " " + std::string(method) + " " + std::to_string(status) +
+                   (elapsed.count() > 0 ? " timed" : " untimed"));
+  });
+  RunningServer srv(router);
+  const auto ctx = make_client_ctx({});
+  for (const std::string request :
+       {"POST /echo?x=1 HTTP/1.1\r\nHost: x\r\nContent-Length: 0\r\n\r\n",
+        "GET /echo HTTP/1.1\r\nHost: x\r\n\r\n", "GET /other HTTP/1.1\r\nHost: x\r\n\r\n",
+        "POST /echo HTTP/1.1\r\nHost: x\r\nContent-Length: 99\r\n\r\n"}) {
+    TlsConnection conn(ctx.get(), srv.port());
+    ASSERT_TRUE(conn.handshake()) << conn.error();
+    ASSERT_TRUE(conn.send(request));
+    ASSERT_TRUE(conn.read_response().has_value()) << conn.error();
+  }
+  // Observers run after the response is sent, so compare without order.
+  const std::lock_guard lock(mutex);
+  std::sort(seen.begin(), seen.end());
+  EXPECT_EQ(seen, (std::vector<std::string>{" GET 404 timed", "/echo GET 405 timed",
+                                            "/echo POST 201 timed", "/echo POST 413 timed"}));
 }
 
 TEST(Router, DuplicateRouteIsRejected) {
