@@ -45,8 +45,8 @@ class Router {
   void add(std::string method, std::string path, std::size_t body_limit, Handler handler);
 
   // Serves one request: routes, reads the body, calls the handler, writes
-  // the response, and logs it at debug level. `close_after` forces `Connection: close` (used while
-  // the server drains).
+  // the response, reports it to the observer and logs it at debug level.
+  // `close_after` forces `Connection: close` (used while the server drains).
   void dispatch(Poco::Net::HTTPServerRequest& request, Poco::Net::HTTPServerResponse& response,
                 bool close_after) const;
 
