@@ -10,14 +10,20 @@
 // of every node plus 20,000 pod charges), fit_nodes.
 #include <benchmark/benchmark.h>
 #include <rapidjson/document.h>
+#include <rapidjson/stringbuffer.h>
+#include <rapidjson/writer.h>
+#include <sys/resource.h>
 
+#include <cstdlib>
 #include <fstream>
 #include <map>
 #include <memory>
 #include <random>
+#include <sstream>
 #include <string>
 #include <vector>
 
+#include "cluster/file_cluster.hpp"
 #include "extender/extender_service.hpp"
 #include "plugins/host_services.hpp"
 #include "plugins/plugin_registry.hpp"
@@ -222,6 +228,96 @@ void BM_FilterRoute(benchmark::State& state) {
   state.counters["reply_bytes"] = static_cast<double>(bytes);
 }
 BENCHMARK(BM_FilterRoute)->Arg(1000)->Arg(5000)->Unit(benchmark::kMicrosecond);
+
+// The shared benchmark bodies (../shared/bench/data/gen_data.py, written by
+// its setup.sh to $BENCH_BUILD/data, default /tmp/hami-bench/data): 1,000
+// full Node objects (5.4 MB) or their names. The nodes are also loaded into
+// the file backend, as the NodeNames case needs them cached.
+struct BodySetup {
+  host::HostServices services{[](int32_t, std::string_view, std::string_view) {},
+                              [] { return int64_t{1'750'000'000}; }};
+  host::PluginRegistry registry;
+  std::unique_ptr<cluster::FileClusterState> cluster;
+  std::unique_ptr<scheduling::Scheduler> scheduler;
+  std::string full;
+  std::string names;
+  bool ok = false;
+
+  BodySetup() {
+    const char* env = std::getenv("BENCH_BUILD");
+    const std::string dir = std::string(env != nullptr ? env : "/tmp/hami-bench") + "/data/";
+    full = read(dir + "extender-1000.json");
+    names = read(dir + "extender-1000-names.json");
+    if (full.empty() || names.empty())
+      return;
+    registry = host::PluginRegistry::load(
+        {HAMI_BENCH_PLUGIN_DIR, true},
+        {{"nvidia", "nvidia.so", HAMI_KIND_DEVICE, "{}"},
+         {"hami-policies", "hami-policies.so", HAMI_KIND_SCHEDULING, "{}"}},
+        services);
+    rapidjson::Document doc;
+    doc.Parse(full.c_str());
+    rapidjson::Document list(rapidjson::kObjectType);
+    list.AddMember("kind", "NodeList", list.GetAllocator());
+    list.AddMember("items", rapidjson::Value(doc["Nodes"]["items"], list.GetAllocator()),
+                   list.GetAllocator());
+    rapidjson::StringBuffer buffer;
+    rapidjson::Writer<rapidjson::StringBuffer> writer(buffer);
+    list.Accept(writer);
+    cluster = cluster::FileClusterState::from_text(buffer.GetString(), "extender-1000.json");
+    scheduling::SchedulerOptions options;
+    options.initial_health_check = false;
+    scheduler = std::make_unique<scheduling::Scheduler>(*cluster, registry.devices(),
+                                                        registry.scheduling(), options);
+    ok = true;
+  }
+
+  static std::string read(const std::string& path) {
+    std::ifstream in(path, std::ios::binary);
+    std::ostringstream s;
+    s << in.rdbuf();
+    return s.str();
+  }
+};
+
+BodySetup& body_setup() {
+  static BodySetup setup;
+  return setup;
+}
+
+long peak_rss_bytes() {
+  rusage usage{};
+  getrusage(RUSAGE_SELF, &usage);
+  return usage.ru_maxrss * 1024;
+}
+
+void run_body(benchmark::State& state, bool full) {
+  BodySetup& s = body_setup();
+  if (!s.ok) {
+    state.SkipWithError("no benchmark bodies: run ../shared/bench/setup.sh (or set BENCH_BUILD)");
+    return;
+  }
+  const extender::ExtenderService service(*s.scheduler);
+  const std::string& body = full ? s.full : s.names;
+  const long peak_before = peak_rss_bytes();
+  size_t reply = 0;
+  for (auto _ : state) {
+    reply = service.filter(body).body.size();
+    benchmark::DoNotOptimize(reply);
+  }
+  state.counters["request_bytes"] = static_cast<double>(body.size());
+  state.counters["reply_bytes"] = static_cast<double>(reply);
+  state.counters["peak_rss_growth_bytes"] = static_cast<double>(peak_rss_bytes() - peak_before);
+}
+
+void BM_SharedBodyNodeNames(benchmark::State& state) {
+  run_body(state, false);
+}
+void BM_SharedBodyFullNodes(benchmark::State& state) {
+  run_body(state, true);
+}
+BENCHMARK(BM_SharedBodyNodeNames)->Unit(benchmark::kMicrosecond);
+BENCHMARK(BM_SharedBodyFullNodes)->Unit(benchmark::kMicrosecond);
 
 }  // namespace
 

@@ -137,6 +137,95 @@ ExtenderArgs decode_extender_args(std::string_view body) {
   return args;
 }
 
+namespace {
+
+bool is_space(char c) {
+  return c == ' ' || c == '\t' || c == '\n' || c == '\r';
+}
+
+// Position of the '{' opening the object whose first key starts at `key`
+// (just after its quote), or npos.
+size_t object_start(std::string_view body, size_t key) {
+  if (key == 0 || key > body.size() || body[key - 1] != '"')
+    return std::string_view::npos;
+  size_t i = key - 1;
+  while (i > 0 && is_space(body[i - 1]))
+    --i;
+  if (i == 0 || body[i - 1] != '{')
+    return std::string_view::npos;
+  return i - 1;
+}
+
+// One past the '}' closing the object that opens at `start`, or npos.
+size_t object_end(std::string_view body, size_t start) {
+  int depth = 0;
+  bool in_string = false;
+  for (size_t i = start; i < body.size(); ++i) {
+    const char c = body[i];
+    if (in_string) {
+      if (c == '\\') {
+        ++i;
+      } else if (c == '"') {
+        in_string = false;
+      }
+    } else if (c == '"') {
+      in_string = true;
+    } else if (c == '{' || c == '[') {
+      ++depth;
+    } else if (c == '}' || c == ']') {
+      if (--depth == 0)
+        return i + 1;
+    }
+  }
+  return std::string_view::npos;
+}
+
+}  // namespace
+
+std::optional<std::vector<std::string_view>> node_item_texts(const ExtenderArgs& args,
+                                                             std::string_view body) {
+  if (args.buffer.size() != body.size() + 1)
+    return std::nullopt;
+  const char* base = args.buffer.data();
+  std::vector<size_t> starts;
+  starts.reserve(args.node_items.size());
+  for (const Value* item : args.node_items) {
+    if (item->MemberCount() == 0)
+      return std::nullopt;
+    const char* key = item->MemberBegin()->name.GetString();
+    if (key < base || key >= base + body.size())
+      return std::nullopt;
+    const size_t start = object_start(body, static_cast<size_t>(key - base));
+    if (start == std::string_view::npos)
+      return std::nullopt;
+    starts.push_back(start);
+  }
+  std::vector<std::string_view> texts;
+  texts.reserve(starts.size());
+  for (size_t i = 0; i < starts.size(); ++i) {
+    size_t end = std::string_view::npos;
+    if (i + 1 < starts.size()) {
+      // The next item begins after "<this item>," (and whitespace).
+      size_t j = starts[i + 1];
+      while (j > starts[i] && is_space(body[j - 1]))
+        --j;
+      if (j > starts[i] && body[j - 1] == ',') {
+        --j;
+        while (j > starts[i] && is_space(body[j - 1]))
+          --j;
+        if (j > starts[i] && body[j - 1] == '}')
+          end = j;
+      }
+    } else {
+      end = object_end(body, starts[i]);
+    }
+    if (end == std::string_view::npos || end <= starts[i])
+      return std::nullopt;
+    texts.push_back(body.substr(starts[i], end - starts[i]));
+  }
+  return texts;
+}
+
 ExtenderBindingArgs decode_binding_args(std::string_view body) {
   rapidjson::Document doc;
   doc.Parse(body.data(), body.size());
@@ -168,6 +257,22 @@ std::string encode_filter_result(const FilterResultOut& r) {
   w.Key("Nodes");
   if (r.nodes_list != nullptr) {
     r.nodes_list->Accept(w);
+  } else if (r.node_texts) {
+    size_t bytes = 256;
+    for (const std::string_view t : *r.node_texts)
+      bytes += t.size() + 1;
+    buffer.Reserve(bytes);
+    w.StartObject();
+    w.Key("metadata");
+    w.StartObject();
+    w.EndObject();
+    w.Key("items");
+    w.StartArray();
+    for (const std::string_view t : *r.node_texts) {
+      w.RawValue(t.data(), t.size(), rapidjson::kObjectType);
+    }
+    w.EndArray();
+    w.EndObject();
   } else if (r.node_items) {
     w.StartObject();
     w.Key("metadata");

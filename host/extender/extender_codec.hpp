@@ -42,6 +42,13 @@ struct ExtenderArgs {
 // Parses an ExtenderArgs body. Throws DecodeError.
 ExtenderArgs decode_extender_args(std::string_view body);
 
+// The text of each Nodes.items element inside `body` (the text `args` was
+// decoded from), so a reply can echo the nodes byte for byte instead of
+// re-serialising megabytes of them. nullopt when the positions cannot be
+// established (callers then re-serialise).
+std::optional<std::vector<std::string_view>> node_item_texts(const ExtenderArgs& args,
+                                                             std::string_view body);
+
 struct ExtenderBindingArgs {
   std::string pod_name;
   std::string pod_namespace;
@@ -59,6 +66,8 @@ struct FilterResultOut {
   const rapidjson::Value* nodes_list = nullptr;  // echo this NodeList as is
   std::optional<std::vector<const rapidjson::Value*>>
       node_items;  // write {"metadata":{},"items":[...]}
+  // The same, each item given as raw JSON text (echoed byte for byte).
+  std::optional<std::vector<std::string_view>> node_texts;
   std::optional<std::vector<std::string>> node_names;
   std::map<std::string, std::string> failed;        // null when empty
   std::map<std::string, std::string> unresolvable;  // null when empty

@@ -52,11 +52,13 @@ Reply ExtenderService::filter(std::string_view body) const {
       // Full Nodes mode (nodeCacheCapable: false).
       std::vector<k8s::NodeModel> models;
       std::vector<const rapidjson::Value*> items;
+      std::vector<size_t> item_index;  // model → position in Nodes.items
       models.reserve(args.node_items.size());
       for (size_t i = 0; i < args.node_items.size(); ++i) {
         try {
           models.emplace_back(*args.node_items[i]);
           items.push_back(args.node_items[i]);
+          item_index.push_back(i);
         } catch (const k8s::ObjectError& e) {
           std::string name = node_item_name(*args.node_items[i]);
           if (name.empty())
@@ -77,11 +79,22 @@ Reply ExtenderService::filter(std::string_view body) const {
         out.unresolvable.clear();
         return {200, encode_filter_result(out)};
       }
-      std::vector<const rapidjson::Value*> fit;
-      for (const size_t i : result.fit)
-        fit.push_back(items[i]);
-      if (!fit.empty())
-        out.node_items = std::move(fit);
+      if (!result.fit.empty()) {
+        // Echo the fitting nodes as sent: their own bytes when they can be
+        // located in the body, else re-serialised.
+        const auto texts = node_item_texts(args, body);
+        if (texts) {
+          std::vector<std::string_view> fit;
+          for (const size_t i : result.fit)
+            fit.push_back((*texts)[item_index[i]]);
+          out.node_texts = std::move(fit);
+        } else {
+          std::vector<const rapidjson::Value*> fit;
+          for (const size_t i : result.fit)
+            fit.push_back(items[i]);
+          out.node_items = std::move(fit);
+        }
+      }
       out.failed = std::move(result.failed);
       out.unresolvable.merge(result.unresolvable);
       return {200, encode_filter_result(out)};

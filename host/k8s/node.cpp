@@ -1,27 +1,27 @@
 #include "k8s/node.hpp"
 
 #include <string>
+#include <unordered_map>
 
 #include "k8s/json_path.hpp"
 #include "k8s/json_read.hpp"
 #include "k8s/object_error.hpp"
+#include "k8s/string_arena.hpp"
 
 namespace hami::k8s {
 
-using KvList = std::vector<std::pair<std::string, std::string>>;
-
+// Every string lives in one arena (a few blocks per node instead of one
+// allocation per string: nodes arrive a thousand at a time in full-Nodes
+// extender calls).
 struct NodeModel::Storage {
-  std::string name;
-  std::string uid;
-  std::string resource_version;
-  KvList annotations;
-  KvList labels;
-  KvList allocatable;
-  KvList capacity;
-  std::vector<hami_kv> annotation_views;
-  std::vector<hami_kv> label_views;
-  std::vector<hami_kv> allocatable_views;
-  std::vector<hami_kv> capacity_views;
+  StringArena arena;
+  std::string_view name;
+  std::string_view uid;
+  std::string_view resource_version;
+  std::vector<hami_kv> annotations;
+  std::vector<hami_kv> labels;
+  std::vector<hami_kv> allocatable;
+  std::vector<hami_kv> capacity;
   hami_node_view view{};
 };
 
@@ -29,63 +29,80 @@ namespace {
 
 using rapidjson::Value;
 
+std::string_view sv(hami_str s) {
+  return {s.ptr, s.len};
+}
+
 // JSON allows repeated keys; Go keeps the last value, and the ABI promises
 // unique keys, so a repeat replaces the earlier value in its first position.
-void put(KvList& list, std::string_view key, std::string_view value) {
-  for (auto& [k, v] : list) {
-    if (k == key) {
-      v.assign(value);
+// Maps are small; larger ones get an index so a hostile object cannot make
+// parsing quadratic.
+class KvAppender {
+ public:
+  explicit KvAppender(std::vector<hami_kv>& out) : out_(out) {}
+
+  void append(hami_str key, hami_str value) {
+    if (out_.size() <= kScanLimit) {
+      for (hami_kv& kv : out_) {
+        if (sv(kv.key) == sv(key)) {
+          kv.value = value;
+          return;
+        }
+      }
+      out_.push_back({key, value});
       return;
     }
-  }
-  list.emplace_back(std::string(key), std::string(value));
-}
-
-KvList string_map(const Value& parent, std::string_view key, const JsonPath& at) {
-  KvList out;
-  const Value* map = json::optional_object(parent, key, at);
-  if (map == nullptr)
-    return out;
-  const JsonPath map_at(at, key);
-  out.reserve(map->MemberCount());
-  for (const auto& entry : map->GetObject()) {
-    const std::string_view entry_key = json::view_of(entry.name);
-    if (!entry.value.IsString()) {
-      json::wrong_type(JsonPath(map_at, entry_key), "a string", entry.value);
+    if (index_.empty()) {
+      for (size_t i = 0; i < out_.size(); ++i)
+        index_.emplace(sv(out_[i].key), i);
     }
-    put(out, entry_key, json::view_of(entry.value));
+    const auto [it, inserted] = index_.emplace(sv(key), out_.size());
+    if (!inserted) {
+      out_[it->second].value = value;
+      return;
+    }
+    out_.push_back({key, value});
   }
-  return out;
+
+ private:
+  static constexpr size_t kScanLimit = 16;
+  std::vector<hami_kv>& out_;
+  std::unordered_map<std::string_view, size_t> index_;
+};
+
+hami_str own(StringArena& arena, std::string_view text) {
+  const std::string_view stored = arena.store(text);
+  return {stored.data(), stored.size()};
 }
 
-KvList quantity_map(const Value& parent, std::string_view key, const JsonPath& at) {
-  KvList out;
+void read_map(StringArena& arena, const Value& parent, std::string_view key, const JsonPath& at,
+              std::vector<hami_kv>& out, bool quantities) {
   const Value* map = json::optional_object(parent, key, at);
   if (map == nullptr)
-    return out;
+    return;
   const JsonPath map_at(at, key);
   out.reserve(map->MemberCount());
+  KvAppender appender(out);
   for (const auto& entry : map->GetObject()) {
     const std::string_view entry_key = json::view_of(entry.name);
+    std::string_view value;
     json::QuantityBuffer buffer;
-    put(out, entry_key, json::quantity(entry.value, JsonPath(map_at, entry_key), buffer));
+    if (quantities) {
+      value = json::quantity(entry.value, JsonPath(map_at, entry_key), buffer);
+    } else {
+      if (!entry.value.IsString()) {
+        json::wrong_type(JsonPath(map_at, entry_key), "a string", entry.value);
+      }
+      value = json::view_of(entry.value);
+    }
+    appender.append(own(arena, entry_key), own(arena, value));
   }
-  return out;
 }
 
-std::vector<hami_kv> kv_views(const KvList& list) {
-  std::vector<hami_kv> views;
-  views.reserve(list.size());
-  for (const auto& [k, v] : list) {
-    views.push_back(hami_kv{{k.data(), k.size()}, {v.data(), v.size()}});
-  }
-  return views;
-}
-
-std::optional<std::string_view> find(const KvList& list, std::string_view key) {
-  for (const auto& [k, v] : list) {
-    if (k == key)
-      return std::string_view(v);
+std::optional<std::string_view> find(const std::vector<hami_kv>& list, std::string_view key) {
+  for (const hami_kv& kv : list) {
+    if (sv(kv.key) == key)
+      return sv(kv.value);
   }
   return std::nullopt;
 }
@@ -100,35 +117,33 @@ NodeModel::NodeModel(const rapidjson::Value& node) : s_(std::make_unique<Storage
   if (metadata == nullptr)
     throw ObjectError("/metadata", "is required");
   const JsonPath meta_at(root, "metadata");
-  s_->name = json::optional_string(*metadata, "name", meta_at).value_or("");
-  if (s_->name.empty())
+  const std::string_view name = json::optional_string(*metadata, "name", meta_at).value_or("");
+  if (name.empty())
     throw ObjectError("/metadata/name", "is required");
-  s_->uid = json::optional_string(*metadata, "uid", meta_at).value_or("");
-  s_->resource_version = json::optional_string(*metadata, "resourceVersion", meta_at).value_or("");
-  s_->annotations = string_map(*metadata, "annotations", meta_at);
-  s_->labels = string_map(*metadata, "labels", meta_at);
+  Storage& s = *s_;
+  s.name = s.arena.store(name);
+  s.uid = s.arena.store(json::optional_string(*metadata, "uid", meta_at).value_or(""));
+  s.resource_version =
+      s.arena.store(json::optional_string(*metadata, "resourceVersion", meta_at).value_or(""));
+  read_map(s.arena, *metadata, "annotations", meta_at, s.annotations, false);
+  read_map(s.arena, *metadata, "labels", meta_at, s.labels, false);
   if (const Value* status = json::optional_object(node, "status", root)) {
     const JsonPath status_at(root, "status");
-    s_->allocatable = quantity_map(*status, "allocatable", status_at);
-    s_->capacity = quantity_map(*status, "capacity", status_at);
+    read_map(s.arena, *status, "allocatable", status_at, s.allocatable, true);
+    read_map(s.arena, *status, "capacity", status_at, s.capacity, true);
   }
 
-  // Views are built last, once the string vectors no longer change.
-  s_->annotation_views = kv_views(s_->annotations);
-  s_->label_views = kv_views(s_->labels);
-  s_->allocatable_views = kv_views(s_->allocatable);
-  s_->capacity_views = kv_views(s_->capacity);
-  hami_node_view& v = s_->view;
+  hami_node_view& v = s.view;
   v.struct_size = sizeof(hami_node_view);
-  v.name = {s_->name.data(), s_->name.size()};
-  v.annotations = s_->annotation_views.data();
-  v.annotations_len = s_->annotation_views.size();
-  v.labels = s_->label_views.data();
-  v.labels_len = s_->label_views.size();
-  v.allocatable = s_->allocatable_views.data();
-  v.allocatable_len = s_->allocatable_views.size();
-  v.capacity = s_->capacity_views.data();
-  v.capacity_len = s_->capacity_views.size();
+  v.name = {s.name.data(), s.name.size()};
+  v.annotations = s.annotations.data();
+  v.annotations_len = s.annotations.size();
+  v.labels = s.labels.data();
+  v.labels_len = s.labels.size();
+  v.allocatable = s.allocatable.data();
+  v.allocatable_len = s.allocatable.size();
+  v.capacity = s.capacity.data();
+  v.capacity_len = s.capacity.size();
 }
 
 NodeModel::NodeModel(NodeModel&&) noexcept = default;
@@ -156,7 +171,7 @@ std::optional<std::string_view> NodeModel::label(std::string_view key) const {
   return find(s_->labels, key);
 }
 
-const std::vector<std::pair<std::string, std::string>>& NodeModel::annotations() const {
+std::span<const hami_kv> NodeModel::annotations() const {
   return s_->annotations;
 }
 

@@ -19,6 +19,7 @@
 
 #include <memory>
 #include <optional>
+#include <span>
 #include <string>
 #include <string_view>
 #include <utility>
@@ -47,8 +48,8 @@ class NodeModel {
   std::optional<std::string_view> annotation(std::string_view key) const;
   std::optional<std::string_view> label(std::string_view key) const;
 
-  // All annotations in object order (keys unique).
-  const std::vector<std::pair<std::string, std::string>>& annotations() const;
+  // All annotations in object order (keys unique); views into the model.
+  std::span<const hami_kv> annotations() const;
 
  private:
   struct Storage;

@@ -83,21 +83,19 @@ size_t VendorDevices::find(std::string_view id) const {
 }
 
 uint64_t NodeDevices::fingerprint(const k8s::NodeModel& node) {
-  // FNV-1a over key/value pairs with separators.
-  uint64_t h = 1469598103934665603ull;
-  const auto mix = [&](std::string_view s) {
-    for (const char c : s) {
-      h ^= static_cast<unsigned char>(c);
-      h *= 1099511628211ull;
-    }
-    h ^= 0xff;
-    h *= 1099511628211ull;
+  // Hashes of each key and value, mixed in order (boost::hash_combine's
+  // recipe); std::hash reads 8 bytes at a time, and full-Nodes calls hash
+  // a thousand 2 KB registrations.
+  uint64_t h = 0;
+  const auto mix = [&h](std::string_view s) {
+    h ^= std::hash<std::string_view>{}(s) + 0x9e3779b97f4a7c15ull + (h << 6) + (h >> 2);
   };
-  for (const auto& [key, value] : node.annotations()) {
+  for (const hami_kv& kv : node.annotations()) {
+    const std::string_view key(kv.key.ptr, kv.key.len);
     if (key == cluster::kNodeLockAnnotation)
       continue;
     mix(key);
-    mix(value);
+    mix(std::string_view(kv.value.ptr, kv.value.len));
   }
   return h;
 }

@@ -167,3 +167,38 @@ TEST(ExtenderCodec, EscapesStrings) {
 }
 
 }  // namespace
+
+namespace {
+
+using namespace hami::extender;
+
+TEST(ExtenderCodec, LocatesNodeItemTextsForByteExactEcho) {
+  const std::string body =
+      "{\"Nodes\": {\"items\": [ {\"metadata\":{\"name\":\"a\"}} ,\n"
+      "  {  \"meta\\\"data\" : {\"x\":\"}{\\\\\"}, \"status\":[1,{\"y\":2}]} ,{\"k\":[]}\t]},"
+      "\"NodeNames\":null}";
+  const ExtenderArgs args = decode_extender_args(body);
+  const auto texts = node_item_texts(args, body);
+  ASSERT_TRUE(texts);
+  ASSERT_EQ(texts->size(), 3u);
+  EXPECT_EQ((*texts)[0], R"({"metadata":{"name":"a"}})");
+  EXPECT_EQ((*texts)[1], R"({  "meta\"data" : {"x":"}{\\"}, "status":[1,{"y":2}]})");
+  EXPECT_EQ((*texts)[2], R"({"k":[]})");
+
+  FilterResultOut out;
+  out.node_texts = std::vector<std::string_view>{(*texts)[2], (*texts)[0]};
+  EXPECT_EQ(encode_filter_result(out),
+            R"({"Nodes":{"metadata":{},"items":[{"k":[]},{"metadata":{"name":"a"}}]},)"
+            R"("NodeNames":null,"FailedNodes":null,"FailedAndUnresolvableNodes":null,"Error":""})");
+}
+
+TEST(ExtenderCodec, ItemTextsGiveUpOnEmptyObjectsOrAnotherBody) {
+  const std::string body = R"({"Nodes":{"items":[{"a":1},{}]}})";
+  const ExtenderArgs args = decode_extender_args(body);
+  EXPECT_FALSE(node_item_texts(args, body));
+  const std::string other = R"({"Nodes":{"items":[{"a":1}]}})";
+  const ExtenderArgs args2 = decode_extender_args(other);
+  EXPECT_FALSE(node_item_texts(args2, other + " "));
+}
+
+}  // namespace
