@@ -12,7 +12,6 @@
 #include <rapidjson/document.h>
 #include <rapidjson/stringbuffer.h>
 #include <rapidjson/writer.h>
-#include <sys/resource.h>
 
 #include <cstdlib>
 #include <fstream>
@@ -285,12 +284,6 @@ BodySetup& body_setup() {
   return setup;
 }
 
-long peak_rss_bytes() {
-  rusage usage{};
-  getrusage(RUSAGE_SELF, &usage);
-  return usage.ru_maxrss * 1024;
-}
-
 void run_body(benchmark::State& state, bool full) {
   BodySetup& s = body_setup();
   if (!s.ok) {
@@ -299,7 +292,6 @@ void run_body(benchmark::State& state, bool full) {
   }
   const extender::ExtenderService service(*s.scheduler);
   const std::string& body = full ? s.full : s.names;
-  const long peak_before = peak_rss_bytes();
   size_t reply = 0;
   for (auto _ : state) {
     reply = service.filter(body).body.size();
@@ -307,7 +299,6 @@ void run_body(benchmark::State& state, bool full) {
   }
   state.counters["request_bytes"] = static_cast<double>(body.size());
   state.counters["reply_bytes"] = static_cast<double>(reply);
-  state.counters["peak_rss_growth_bytes"] = static_cast<double>(peak_rss_bytes() - peak_before);
 }
 
 void BM_SharedBodyNodeNames(benchmark::State& state) {

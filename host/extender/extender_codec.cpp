@@ -250,29 +250,48 @@ ExtenderBindingArgs decode_binding_args(std::string_view body) {
   return args;
 }
 
+namespace {
+
+std::string encode_filter_result_fields(const FilterResultOut& r);
+
+}  // namespace
+
 std::string encode_filter_result(const FilterResultOut& r) {
+  if (!r.node_texts)
+    return encode_filter_result_fields(r);
+  // Raw node texts are spliced in with memcpy (the writer's RawValue copies
+  // byte by byte): the other fields come from the writer with Nodes null.
+  FilterResultOut rest = r;
+  rest.node_texts.reset();
+  rest.nodes_list = nullptr;
+  rest.node_items.reset();
+  const std::string tail = encode_filter_result_fields(rest);
+  constexpr std::string_view kNullNodes = R"({"Nodes":null)";
+  size_t bytes = tail.size() + 64;
+  for (const std::string_view t : *r.node_texts)
+    bytes += t.size() + 1;
+  std::string out;
+  out.reserve(bytes);
+  out += R"({"Nodes":{"metadata":{},"items":[)";
+  for (size_t i = 0; i < r.node_texts->size(); ++i) {
+    if (i > 0)
+      out += ',';
+    out += (*r.node_texts)[i];
+  }
+  out += "]}";
+  out.append(tail, kNullNodes.size());
+  return out;
+}
+
+namespace {
+
+std::string encode_filter_result_fields(const FilterResultOut& r) {
   rapidjson::StringBuffer buffer;
   Writer w(buffer);
   w.StartObject();
   w.Key("Nodes");
   if (r.nodes_list != nullptr) {
     r.nodes_list->Accept(w);
-  } else if (r.node_texts) {
-    size_t bytes = 256;
-    for (const std::string_view t : *r.node_texts)
-      bytes += t.size() + 1;
-    buffer.Reserve(bytes);
-    w.StartObject();
-    w.Key("metadata");
-    w.StartObject();
-    w.EndObject();
-    w.Key("items");
-    w.StartArray();
-    for (const std::string_view t : *r.node_texts) {
-      w.RawValue(t.data(), t.size(), rapidjson::kObjectType);
-    }
-    w.EndArray();
-    w.EndObject();
   } else if (r.node_items) {
     w.StartObject();
     w.Key("metadata");
@@ -305,6 +324,8 @@ std::string encode_filter_result(const FilterResultOut& r) {
   w.EndObject();
   return {buffer.GetString(), buffer.GetSize()};
 }
+
+}  // namespace
 
 std::string encode_host_priority_list(const std::vector<HostPriority>& list) {
   rapidjson::StringBuffer buffer;
