@@ -107,7 +107,9 @@ HttpsServer::HttpsServer(std::shared_ptr<const Router> router, ServerTls tls,
     : impl_(std::make_unique<Impl>(std::move(tls), settings, logger)) {
   try {
     const Poco::Net::SocketAddress address(listen.host, listen.port);
-    impl_->socket.bind(address, true);
+    // reuseAddress for quick restarts, but never SO_REUSEPORT: a second
+    // process must not be able to share (and steal from) our port.
+    impl_->socket.bind(address, true, false);
     impl_->socket.listen(kListenBacklog);
     impl_->port = impl_->socket.address().port();
     impl_->address = impl_->socket.address().toString();

@@ -191,5 +191,26 @@ TEST_F(LifecycleTest, IdleKeepAliveConnectionDoesNotDelayShutdown) {
   EXPECT_TRUE(connect_refused(srv->port()));
 }
 
+// SO_REUSEPORT would let a second process listen on the same port and take
+// part of the traffic; a port that is in use must be an error at start.
+TEST_F(LifecycleTest, SecondServerOnTheSamePortIsRefused) {
+  config::ListenAddress listen;
+  listen.host = "127.0.0.1";
+  listen.port = srv->port();
+  const log::Logger quiet{log::Level::error};
+  ServerOptions options;
+  try {
+    server::HttpsServer second(std::make_shared<server::Router>(),
+                               server::make_server_tls(options.tls), listen, options.settings,
+                               quiet);
+    FAIL() << "a second server bound port " << srv->port();
+  } catch (const std::runtime_error& e) {
+    EXPECT_NE(std::string(e.what()).find("cannot listen on 127.0.0.1:" +
+                                         std::to_string(srv->port())),
+              std::string::npos)
+        << e.what();
+  }
+}
+
 }  // namespace
 }  // namespace hami::test
