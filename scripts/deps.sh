@@ -9,7 +9,7 @@ packages=(
   libpoco-dev libboost-dev libboost-filesystem-dev rapidjson-dev libyaml-cpp-dev libssl-dev
   libgtest-dev libgmock-dev googletest nlohmann-json3-dev libbenchmark-dev
   clang-14 libclang-rt-14-dev
-  curl openssl wrk
+  curl openssl wrk prometheus
 )
 
 missing=()
