@@ -5,6 +5,9 @@
 //   BM_Filter/<nodes>            Scheduler::filter (the core)
 //   BM_FilterRoute/<nodes>       ExtenderService::filter: JSON body in, JSON out
 //
+// HAMI_BENCH_FILTER_WORKERS=<n> sets the filter helper threads (default: one
+// per extra CPU, at most 3); BENCH_BUILD locates the shared bodies.
+//
 // Counters: ledger_bytes (the ledger's own estimate of its heap use),
 // rss_delta_bytes (process RSS growth while the ledger was built: devices
 // of every node plus 20,000 pod charges), fit_nodes.
@@ -165,6 +168,10 @@ struct Setup {
     scheduling::SchedulerOptions options;
     options.initial_health_check = false;
     options.clock = [] { return int64_t{1'750'000'000}; };
+    // HAMI_BENCH_FILTER_WORKERS=0 measures the walk on the calling thread alone.
+    if (const char* workers = std::getenv("HAMI_BENCH_FILTER_WORKERS")) {
+      options.filter_workers = static_cast<size_t>(std::strtoul(workers, nullptr, 10));
+    }
     scheduler = std::make_unique<scheduling::Scheduler>(*cluster, registry.devices(),
                                                         registry.scheduling(), options);
     rss_delta = rss_bytes() - before;
