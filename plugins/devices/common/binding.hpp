@@ -101,6 +101,21 @@ inline void write_allocation(std::span<const hami_container_alloc> containers,
   sink_append(out, value);
 }
 
+// Runs a vendor's fit `body(picks, reason)` (returning .fits and .picks_len)
+// against the host's fit output: picks go to the host's array, the reason
+// text to its sink only on failure.
+template <class F>
+void run_fit(hami_fit_output& out, F&& body) {
+  const std::span<hami_fit_pick> picks =
+      out.picks == nullptr ? std::span<hami_fit_pick>{} : std::span(out.picks, out.picks_cap);
+  std::string reason;
+  const auto r = translate({}, [&] { return body(picks, reason); });
+  out.fits = r.fits ? 1u : 0u;
+  out.picks_len = r.picks_len;
+  if (!r.fits)
+    sink_append(out.reason, reason);
+}
+
 // status.allocatable / status.capacity count as an integer (ceil, as Go's
 // Quantity.Value()); 0 when absent or unparsable.
 std::int64_t resource_count(const KvList& list, std::string_view resource);

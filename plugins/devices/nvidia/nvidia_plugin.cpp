@@ -99,14 +99,9 @@ class NvidiaPlugin final : public DevicePlugin {
   }
 
   void fit(const hami_fit_input& in, hami_fit_output& out) override {
-    const std::span<hami_fit_pick> picks =
-        out.picks == nullptr ? std::span<hami_fit_pick>{} : std::span(out.picks, out.picks_cap);
-    std::string reason;
-    const FitResult r = translate({}, [&] { return nvidia::fit(in, picks, reason); });
-    out.fits = r.fits ? 1u : 0u;
-    out.picks_len = r.picks_len;
-    if (!r.fits)
-      sink_append(out.reason, reason);
+    run_fit(out, [&](std::span<hami_fit_pick> picks, std::string& reason) {
+      return nvidia::fit(in, picks, reason);
+    });
   }
 
   void encode_allocation(std::span<const hami_container_alloc> containers,
