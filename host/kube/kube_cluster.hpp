@@ -1,0 +1,91 @@
+// KubernetesClusterState: the `kubernetes` backend of ClusterState. Keeps
+// list+watch caches of pods (all namespaces), nodes, resourcequotas and
+// namespaces, trimmed to the fields the host uses, and sends writes to the
+// API server:
+//   - pod metadata: JSON merge patch (uid checked against the cache first);
+//   - node annotations: merge patch carrying metadata.resourceVersion as a
+//     precondition when one is expected (409 → the node is re-read into the
+//     cache, then ClusterError Conflict, so the node lock retries on fresh
+//     data);
+//   - bind: POST pods/{name}/binding with the uid precondition; 409
+//     "already assigned" to the same node counts as success, to another
+//     node is Conflict;
+//   - events: events.k8s.io/v1 (or core v1 when configured), best effort.
+// Every successful write is applied to the cache from the server's reply
+// before the call returns, so reads and watchers see it at once (the
+// ClusterState contract).
+//
+// Each cache lists (paginated), then watches from the list's
+// resourceVersion with bookmarks; 410 Expired or an ERROR event → relist;
+// a dropped stream → re-watch from the last resourceVersion with backoff.
+// A relist delivers the differences to watchers (deletions included).
+#pragma once
+
+#include <chrono>
+#include <functional>
+#include <memory>
+#include <string>
+
+#include "cluster/cluster_state.hpp"
+#include "kube/api_client.hpp"
+
+namespace hami::kube {
+
+struct KubeClusterOptions {
+  std::string component = "hami-scheduler";  // event reportingController / source.component
+  std::string instance;                      // reportingInstance (host name); empty: hostname
+  bool core_v1_events = false;               // true: /api/v1 Events instead of events.k8s.io/v1
+  int list_page_size = 500;
+  // Server-side timeoutSeconds of each watch: random in [min, 2*min).
+  std::chrono::seconds watch_timeout{300};
+  std::chrono::milliseconds backoff_initial{200};
+  std::chrono::milliseconds backoff_max{std::chrono::seconds(30)};
+  const log::Logger* logger = nullptr;  // must outlive the cluster state
+};
+
+class KubernetesClusterState final : public cluster::ClusterState {
+ public:
+  KubernetesClusterState(std::shared_ptr<ApiClient> client, KubeClusterOptions options);
+  ~KubernetesClusterState() override;  // stops and joins the watch threads
+
+  // Starts the list+watch threads; returns at once (the API server may be
+  // unreachable: the caches keep retrying with backoff).
+  void start();
+  void stop();
+
+  // Every cache has completed its first full list.
+  bool synced() const;
+  // Blocks up to `timeout` for synced(); returns synced().
+  bool wait_synced(std::chrono::milliseconds timeout) const;
+  // Empty when synced; else why not, e.g.
+  // "nodes: list failed (attempt 3): connection refused".
+  std::string sync_status() const;
+  // Called (from a watch thread) whenever synced() or sync_status() changes.
+  void on_sync_change(std::function<void(bool synced, const std::string& detail)> listener);
+
+  // ClusterState (see cluster_state.hpp)
+  std::shared_ptr<const k8s::NodeModel> node(std::string_view name) const override;
+  std::vector<std::shared_ptr<const k8s::NodeModel>> nodes() const override;
+  std::shared_ptr<const cluster::PodRecord> pod(std::string_view namespace_,
+                                                std::string_view name) const override;
+  std::vector<std::shared_ptr<const cluster::PodRecord>> pods() const override;
+  std::vector<cluster::ResourceQuotaRecord> quotas() const override;
+  std::vector<cluster::NamespaceRecord> namespaces() const override;
+  void watch(cluster::ClusterWatcher& watcher) override;
+  void unwatch(cluster::ClusterWatcher& watcher) override;
+  void patch_pod_metadata(std::string_view namespace_, std::string_view name,
+                          const cluster::PodMetadataPatch& patch,
+                          std::optional<std::string_view> expected_uid) override;
+  void patch_node_annotations(std::string_view node,
+                              const std::vector<cluster::MetadataWrite>& annotations,
+                              std::optional<std::string_view> expected_resource_version) override;
+  void bind(std::string_view namespace_, std::string_view name, std::string_view uid,
+            std::string_view node) override;
+  void record_event(const cluster::Event& event) override;
+
+ private:
+  struct Impl;
+  std::unique_ptr<Impl> impl_;
+};
+
+}  // namespace hami::kube
