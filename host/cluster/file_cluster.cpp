@@ -11,6 +11,7 @@
 #include <sstream>
 #include <stdexcept>
 
+#include "cluster/object_records.hpp"
 #include "config/yaml_json.hpp"
 #include "k8s/object_error.hpp"
 
@@ -20,10 +21,6 @@ namespace {
 
 using rapidjson::Value;
 using Allocator = rapidjson::Document::AllocatorType;
-
-std::string_view sv(hami_str s) {
-  return {s.ptr, s.len};
-}
 
 Value json_string(std::string_view text, Allocator& a) {
   return Value(text.data(), static_cast<rapidjson::SizeType>(text.size()), a);
@@ -114,45 +111,6 @@ std::optional<uint64_t> numeric(std::string_view text) {
   if (res.ec != std::errc() || res.ptr != text.data() + text.size())
     return std::nullopt;
   return v;
-}
-
-bool init_containers_succeeded(const Value& doc, size_t init_count) {
-  if (init_count == 0)
-    return false;
-  const Value* status = find_member(doc, "status");
-  if (status == nullptr)
-    return false;
-  const Value* statuses = find_member(*status, "initContainerStatuses");
-  if (statuses == nullptr || !statuses->IsArray() || statuses->Size() < init_count)
-    return false;
-  for (const Value& s : statuses->GetArray()) {
-    const Value* state = find_member(s, "state");
-    const Value* terminated = state != nullptr ? find_member(*state, "terminated") : nullptr;
-    const Value* code = terminated != nullptr ? find_member(*terminated, "exitCode") : nullptr;
-    if (code == nullptr || !code->IsInt() || code->GetInt() != 0)
-      return false;
-  }
-  return true;
-}
-
-KeyValues string_pairs(const Value* map) {
-  KeyValues out;
-  if (map == nullptr || !map->IsObject())
-    return out;
-  for (const auto& m : map->GetObject()) {
-    std::string value;
-    if (m.value.IsString()) {
-      value.assign(m.value.GetString(), m.value.GetStringLength());
-    } else if (m.value.IsInt64()) {
-      value = std::to_string(m.value.GetInt64());
-    } else if (m.value.IsUint64()) {
-      value = std::to_string(m.value.GetUint64());
-    } else {
-      continue;
-    }
-    out.emplace_back(std::string(m.name.GetString(), m.name.GetStringLength()), std::move(value));
-  }
-  return out;
 }
 
 std::string to_compact_json(const Value& v) {
@@ -285,25 +243,11 @@ std::string FileClusterState::next_revision() {
 }
 
 std::shared_ptr<const k8s::NodeModel> FileClusterState::node_model(const rapidjson::Document& doc) {
-  return std::make_shared<const k8s::NodeModel>(doc);
+  return make_node_model(doc);
 }
 
 std::shared_ptr<const PodRecord> FileClusterState::pod_record(const rapidjson::Document& doc) {
-  auto record = std::make_shared<PodRecord>();
-  auto model = std::make_shared<const k8s::PodModel>(doc);
-  const hami_pod_view& view = model->view();
-  record->namespace_ = sv(view.namespace_);
-  record->name = sv(view.name);
-  record->uid = sv(view.uid);
-  record->node_name = sv(view.node_name);
-  record->phase = model->phase();
-  record->terminating = model->terminating();
-  record->init_containers_succeeded = init_containers_succeeded(doc, view.init_count);
-  if (const Value* meta = find_member(doc, "metadata")) {
-    record->resource_version = string_at(*meta, "resourceVersion");
-  }
-  record->model = std::move(model);
-  return record;
+  return make_pod_record(doc);
 }
 
 // Copies `object` into a document of its own, normalises the metadata the
@@ -355,18 +299,13 @@ void FileClusterState::add_object(const Value& object, std::string_view kind,
       if (ns.empty())
         ns = "default";
       StoredQuota stored;
-      stored.record.namespace_ = ns;
-      stored.record.name = name;
-      if (const Value* spec = find_member(doc, "spec")) {
-        stored.record.hard = string_pairs(find_member(*spec, "hard"));
-      }
+      stored.record = make_quota_record(doc, ns);
       stored.doc = std::move(doc);
       quotas_.insert_or_assign(PodKey{ns, name}, std::move(stored));
       notes.quotas = true;
     } else {
       StoredNamespace stored;
-      stored.record.name = name;
-      stored.record.labels = string_pairs(find_member(meta, "labels"));
+      stored.record = make_namespace_record(doc);
       stored.doc = std::move(doc);
       namespaces_.insert_or_assign(name, std::move(stored));
     }
