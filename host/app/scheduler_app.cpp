@@ -75,6 +75,11 @@ void SchedulerApp::defineOptions(Poco::Util::OptionSet& options) {
                         .required(false)
                         .repeatable(false)
                         .argument("DIR"));
+  options.addOption(
+      Option("cluster", "", "cluster source, overrides the config file: kubernetes or file:PATH")
+          .required(false)
+          .repeatable(false)
+          .argument("SOURCE"));
   options.addOption(Option("check-config", "",
                            "validate the config, load every plugin, print a summary, exit 0/1")
                         .required(false)
@@ -96,6 +101,8 @@ void SchedulerApp::handleOption(const std::string& name, const std::string& valu
     overrides_.listen = value;
   } else if (name == "plugin-dir") {
     overrides_.plugin_dir = value;
+  } else if (name == "cluster") {
+    overrides_.cluster = value;
   } else if (name == "check-config") {
     mode_ = Mode::check_config;
   } else if (name == "list-plugins") {
@@ -115,7 +122,7 @@ void SchedulerApp::print_help() const {
   Poco::Util::HelpFormatter help(options());
   help.setCommand("hami-scheduler");
   help.setUsage(
-      "--config FILE [--listen ADDR:PORT] [--plugin-dir DIR] [-v] "
+      "--config FILE [--listen ADDR:PORT] [--plugin-dir DIR] [--cluster SOURCE] [-v] "
       "[--check-config | --list-plugins]");
   help.setHeader(
       "GPU-sharing scheduler for Kubernetes (HAMi-compatible): an HTTPS host serving the "

@@ -207,8 +207,23 @@ void resolve_plugin_configs(PluginsConfig& plugins) {
     default_empty(e);
 }
 
+void read_node_lock(const YamlReader& r, const YAML::Node& node, NodeLockConfig& out) {
+  r.expect_mapping(node, "scheduler.nodeLock", {"timeoutSeconds", "podGroupRetryTimeoutSeconds"});
+  if (node.IsNull())
+    return;
+  if (const auto n = node["timeoutSeconds"]) {
+    out.timeout_seconds =
+        static_cast<int>(r.integer(n, "scheduler.nodeLock.timeoutSeconds", 1, kMaxInt));
+  }
+  if (const auto n = node["podGroupRetryTimeoutSeconds"]) {
+    out.pod_group_retry_timeout_seconds = static_cast<int>(
+        r.integer(n, "scheduler.nodeLock.podGroupRetryTimeoutSeconds", 0, kMaxInt));
+  }
+}
+
 void read_scheduler(const YamlReader& r, const YAML::Node& node, SchedulerConfig& out) {
-  r.expect_mapping(node, "scheduler", {"name", "nodePolicy", "gpuPolicy", "allocateAt"});
+  r.expect_mapping(node, "scheduler",
+                   {"name", "nodePolicy", "gpuPolicy", "allocateAt", "nodeLock"});
   if (node.IsNull())
     return;
   if (const auto n = node["name"])
@@ -222,10 +237,76 @@ void read_scheduler(const YamlReader& r, const YAML::Node& node, SchedulerConfig
                           ? AllocateAt::bind
                           : AllocateAt::filter;
   }
+  if (const auto n = node["nodeLock"])
+    read_node_lock(r, n, out.node_lock);
+}
+
+void read_kubernetes(const YamlReader& r, const YAML::Node& node, KubernetesConfig& out) {
+  constexpr std::string_view path = "cluster.kubernetes";
+  r.expect_mapping(node, path, {"kubeconfig", "qps", "burst", "requestTimeoutSeconds", "events"});
+  if (node.IsNull())
+    return;
+  if (const auto n = node["kubeconfig"])
+    out.kubeconfig = r.path(n, "cluster.kubernetes.kubeconfig");
+  if (const auto n = node["qps"])
+    out.qps = r.number(n, "cluster.kubernetes.qps", 0, 100000);
+  if (const auto n = node["burst"])
+    out.burst = static_cast<int>(r.integer(n, "cluster.kubernetes.burst", 1, kMaxInt));
+  if (const auto n = node["requestTimeoutSeconds"]) {
+    out.request_timeout_seconds =
+        static_cast<int>(r.integer(n, "cluster.kubernetes.requestTimeoutSeconds", 1, kMaxInt));
+  }
+  if (const auto n = node["events"]) {
+    out.events = r.choice(n, "cluster.kubernetes.events", {"events.k8s.io/v1", "v1"}) == "v1"
+                     ? EventsApi::core_v1
+                     : EventsApi::events_v1;
+  }
+}
+
+void read_leader_election(const YamlReader& r, const YAML::Node& node, LeaderElectionConfig& out) {
+  r.expect_mapping(node, "cluster.leaderElection",
+                   {"mode", "leaseNamespace", "leaseName", "identity", "leaseDurationSeconds",
+                    "renewDeadlineSeconds", "retryPeriodSeconds"});
+  if (node.IsNull())
+    return;
+  if (const auto n = node["mode"]) {
+    const std::string mode =
+        r.choice(n, "cluster.leaderElection.mode", {"none", "follow", "elect"});
+    out.mode = mode == "none" ? LeaderMode::none
+                              : (mode == "follow" ? LeaderMode::follow : LeaderMode::elect);
+  }
+  if (const auto n = node["leaseNamespace"])
+    out.lease_namespace = r.string(n, "cluster.leaderElection.leaseNamespace", false);
+  if (const auto n = node["leaseName"])
+    out.lease_name = r.string(n, "cluster.leaderElection.leaseName", false);
+  if (const auto n = node["identity"])
+    out.identity = r.string(n, "cluster.leaderElection.identity", true);
+  const auto seconds = [&](const char* key, int& field) {
+    if (const auto n = node[key]) {
+      field = static_cast<int>(r.integer(n, join_path("cluster.leaderElection", key), 1, kMaxInt));
+    }
+  };
+  seconds("leaseDurationSeconds", out.lease_duration_seconds);
+  seconds("renewDeadlineSeconds", out.renew_deadline_seconds);
+  seconds("retryPeriodSeconds", out.retry_period_seconds);
+  // client-go's rule: the renew deadline must leave a safety margin before
+  // the lease expires, and room for at least one retry (with jitter).
+  if (out.lease_duration_seconds <= out.renew_deadline_seconds) {
+    r.fail("cluster.leaderElection", "leaseDurationSeconds (" +
+                                         std::to_string(out.lease_duration_seconds) +
+                                         ") must be greater than renewDeadlineSeconds (" +
+                                         std::to_string(out.renew_deadline_seconds) + ")");
+  }
+  if (out.renew_deadline_seconds * 10 <= out.retry_period_seconds * 12) {
+    r.fail("cluster.leaderElection", "renewDeadlineSeconds (" +
+                                         std::to_string(out.renew_deadline_seconds) +
+                                         ") must be greater than 1.2 x retryPeriodSeconds (" +
+                                         std::to_string(out.retry_period_seconds) + ")");
+  }
 }
 
 void read_cluster(const YamlReader& r, const YAML::Node& node, ClusterConfig& out) {
-  r.expect_mapping(node, "cluster", {"source", "file"});
+  r.expect_mapping(node, "cluster", {"source", "file", "kubernetes", "leaderElection"});
   if (node.IsNull())
     return;
   if (const auto n = node["source"]) {
@@ -235,8 +316,21 @@ void read_cluster(const YamlReader& r, const YAML::Node& node, ClusterConfig& ou
   }
   if (const auto n = node["file"])
     out.file = r.path(n, "cluster.file");
+  if (const auto n = node["kubernetes"])
+    read_kubernetes(r, n, out.kubernetes);
+  if (const auto n = node["leaderElection"])
+    read_leader_election(r, n, out.leader_election);
   if (out.source == ClusterSource::file && !out.file.empty()) {
     check_readable(r, out.file, "cluster.file");
+  }
+  if (out.source == ClusterSource::kubernetes && !out.kubernetes.kubeconfig.empty()) {
+    check_readable(r, out.kubernetes.kubeconfig, "cluster.kubernetes.kubeconfig");
+  }
+  if (out.source == ClusterSource::file && out.leader_election.mode != LeaderMode::none) {
+    r.fail("cluster.leaderElection.mode",
+           std::string("\"") +
+               (out.leader_election.mode == LeaderMode::follow ? "follow" : "elect") +
+               "\" needs cluster.source kubernetes");
   }
 }
 
@@ -346,6 +440,32 @@ void apply_overrides(HostConfig& config, const Overrides& overrides) {
   if (overrides.plugin_dir) {
     config.plugins.directory = std::filesystem::absolute(*overrides.plugin_dir).lexically_normal();
   }
+  if (overrides.cluster)
+    apply_cluster_override(config.cluster, *overrides.cluster);
+}
+
+void apply_cluster_override(ClusterConfig& cluster, std::string_view value) {
+  constexpr std::string_view kExpected = "expected kubernetes or file:PATH";
+  constexpr std::string_view kFilePrefix = "file:";
+  if (value == "kubernetes") {
+    cluster.source = ClusterSource::kubernetes;
+    return;
+  }
+  if (value.substr(0, kFilePrefix.size()) != kFilePrefix || value.size() == kFilePrefix.size()) {
+    throw ConfigError("--cluster: " + std::string(kExpected) + ", got \"" + std::string(value) +
+                      "\"");
+  }
+  const auto file =
+      std::filesystem::absolute(std::filesystem::path(value.substr(kFilePrefix.size())))
+          .lexically_normal();
+  std::ifstream in(file, std::ios::binary);
+  if (!in) {
+    throw ConfigError("--cluster: cannot read \"" + file.string() + "\": " + std::strerror(errno));
+  }
+  cluster.source = ClusterSource::file;
+  cluster.file = file;
+  // Leader election needs the API server; a snapshot run always leads.
+  cluster.leader_election.mode = LeaderMode::none;
 }
 
 }  // namespace hami::config

@@ -10,6 +10,7 @@
 #include <filesystem>
 #include <optional>
 #include <string>
+#include <string_view>
 
 #include "config/config_error.hpp"
 #include "config/host_config.hpp"
@@ -27,11 +28,19 @@ HostConfig parse_config(const std::string& yaml_text, const std::filesystem::pat
 struct Overrides {
   std::optional<std::string> listen;                // --listen ADDR:PORT
   std::optional<std::filesystem::path> plugin_dir;  // --plugin-dir DIR (relative to the cwd)
+  std::optional<std::string> cluster;               // --cluster kubernetes | file:PATH
 };
 
 // Applies `overrides`; a malformed --listen throws ConfigError
 // `--listen: expected ADDR:PORT (...), got "..."`.
 void apply_overrides(HostConfig& config, const Overrides& overrides);
+
+// --cluster: "kubernetes" selects the API server (the file's
+// cluster.kubernetes settings apply); "file:PATH" selects that snapshot
+// (PATH relative to the cwd, must be readable) and turns leader election off.
+// Anything else throws ConfigError `--cluster: expected kubernetes or
+// file:PATH, got "..."`.
+void apply_cluster_override(ClusterConfig& cluster, std::string_view value);
 
 // Reads a whole file; throws ConfigError "<key>: cannot read \"<path>\": <reason>".
 std::string read_text_file(const std::filesystem::path& path, std::string_view what);

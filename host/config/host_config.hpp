@@ -70,18 +70,58 @@ struct PluginsConfig {
 
 enum class AllocateAt { bind, filter };
 
+// The HAMi node lock (scheduler.nodeLock).
+struct NodeLockConfig {
+  int timeout_seconds = 300;  // HAMi --node-lock-timeout (5m): age after which a lock expires
+  // HAMi --node-lock-retry-timeout (28s): how long a PodGroup member's bind
+  // keeps retrying a contended lock, every 100 ms; 0 disables the retry.
+  int pod_group_retry_timeout_seconds = 28;
+};
+
 struct SchedulerConfig {
   std::string name = "hami-scheduler";
   std::string node_policy = "binpack";
   std::string gpu_policy = "spread";
   AllocateAt allocate_at = AllocateAt::bind;
+  NodeLockConfig node_lock;
 };
 
 enum class ClusterSource { file, kubernetes };
 
+enum class EventsApi { events_v1, core_v1 };  // events.k8s.io/v1 | v1
+
+// How to reach the API server (cluster.kubernetes).
+struct KubernetesConfig {
+  // Explicit kubeconfig; empty: automatic (in-cluster, $KUBECONFIG,
+  // ~/.kube/config — kube::resolve_api_config).
+  std::filesystem::path kubeconfig;
+  double qps = 20.0;  // client-side token bucket; 0 disables it
+  int burst = 40;
+  int request_timeout_seconds = 30;
+  EventsApi events = EventsApi::events_v1;
+};
+
+// none: always leader (HAMi without --leader-elect). follow: HAMi's passive
+// mode — leader while the co-located kube-scheduler holds the Lease under
+// our identity. elect: this process runs its own Lease election.
+enum class LeaderMode { none, follow, elect };
+
+struct LeaderElectionConfig {
+  LeaderMode mode = LeaderMode::none;
+  std::string lease_namespace = "kube-system";
+  std::string lease_name = "kube-scheduler";
+  // Empty: $POD_NAME when set, else the host name (resolved at start).
+  std::string identity;
+  int lease_duration_seconds = 15;
+  int renew_deadline_seconds = 10;
+  int retry_period_seconds = 2;
+};
+
 struct ClusterConfig {
   ClusterSource source = ClusterSource::file;
   std::filesystem::path file;  // snapshot for source=file; empty: an empty cluster
+  KubernetesConfig kubernetes;
+  LeaderElectionConfig leader_election;  // used with source=kubernetes only
 };
 
 struct MetricsConfig {

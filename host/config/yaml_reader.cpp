@@ -144,6 +144,26 @@ int64_t YamlReader::integer(const YAML::Node& node, std::string_view path, int64
   fail(path, expected + ", got " + describe_node(node));
 }
 
+double YamlReader::number(const YAML::Node& node, std::string_view path, double min,
+                          double max) const {
+  const auto text = [](double v) {
+    std::string s = std::to_string(v);
+    s.erase(s.find_last_not_of('0') + 1);
+    if (!s.empty() && s.back() == '.')
+      s.pop_back();
+    return s;
+  };
+  const std::string expected = "expected a number from " + text(min) + " to " + text(max);
+  if (!node.IsScalar() || node.Tag() != "?")
+    fail(path, expected + ", got " + describe_node(node));
+  const std::string& s = node.Scalar();
+  double v = 0;
+  const auto [end, ec] = std::from_chars(s.data(), s.data() + s.size(), v);
+  if (ec != std::errc{} || end != s.data() + s.size() || !(v >= min && v <= max))
+    fail(path, expected + ", got " + describe_node(node));
+  return v;
+}
+
 std::filesystem::path YamlReader::resolve(const std::filesystem::path& p) const {
   if (p.empty() || p.is_absolute())
     return p.lexically_normal();

@@ -36,6 +36,8 @@ class YamlReader {
   bool boolean(const YAML::Node& node, std::string_view path) const;
   // An integer within [min, max].
   int64_t integer(const YAML::Node& node, std::string_view path, int64_t min, int64_t max) const;
+  // A decimal number (integer or fraction) within [min, max].
+  double number(const YAML::Node& node, std::string_view path, double min, double max) const;
   // A path; relative ones resolve against base_dir. Empty stays empty.
   std::filesystem::path path(const YAML::Node& node, std::string_view key_path) const;
   // One of `choices`.

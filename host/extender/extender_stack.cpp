@@ -28,12 +28,16 @@ std::unique_ptr<ExtenderStack> make_extender_stack(const config::HostConfig& con
   options.allocate_at = config.scheduler.allocate_at == config::AllocateAt::filter
                             ? scheduling::AllocateAt::Filter
                             : scheduling::AllocateAt::Bind;
+  options.node_lock.expiry_seconds = config.scheduler.node_lock.timeout_seconds;
+  options.pod_group_lock_retry =
+      std::chrono::seconds(config.scheduler.node_lock.pod_group_retry_timeout_seconds);
   options.logger = &logger;
   stack->scheduler = std::make_unique<scheduling::Scheduler>(
       *stack->cluster, registry.devices(), registry.scheduling(), std::move(options));
   stack->admission_view = std::make_unique<scheduling::LedgerAdmissionView>(
       stack->scheduler->ledger(), *stack->cluster, registry.devices());
-  stack->health = std::make_unique<scheduling::HealthLoop>(*stack->scheduler, health_period);
+  stack->health =
+      std::make_unique<scheduling::HealthLoop>(*stack->scheduler, *stack->cluster, health_period);
   logger.info("extender ready",
               {{"cluster", kubernetes ? "kubernetes" : "file"},
                {"snapshot", config.cluster.file.string()},

@@ -65,6 +65,14 @@ std::vector<std::string> reason_codes(std::string_view reason) {
   return codes;
 }
 
+// Go's time.Duration text: whole seconds as "28s" / "1m0s", shorter spans
+// as "300ms" (config durations are whole seconds; tests use less).
+std::string go_duration_ms(std::chrono::milliseconds d) {
+  if (d.count() % 1000 == 0 || d >= std::chrono::seconds(1))
+    return cluster::go_duration(std::chrono::duration_cast<std::chrono::seconds>(d).count());
+  return std::to_string(d.count()) + "ms";
+}
+
 }  // namespace
 
 std::optional<AllocateAt> parse_allocate_at(std::string_view text) {
@@ -260,6 +268,14 @@ FilterOutcome Scheduler::filter(const k8s::PodModel& pod,
 
 FilterOutcome Scheduler::run_filter(const hami_pod_view& pod, std::vector<Candidate>& candidates) {
   FilterOutcome out;
+  if (options_.gate) {
+    // A closed gate (follower, cache not synced) answers before anything is
+    // read or written: the view may be stale and only the leader writes.
+    if (std::string closed = options_.gate(); !closed.empty()) {
+      out.error = std::move(closed);
+      return out;
+    }
+  }
   std::string error;
   const auto ctx = pod_context(pod, error);
   if (!ctx) {
@@ -554,6 +570,10 @@ std::vector<HostScore> Scheduler::prioritize(const k8s::PodModel& pod,
 
 std::string Scheduler::bind(std::string_view namespace_, std::string_view name,
                             std::string_view uid, std::string_view node) {
+  if (options_.gate) {
+    if (std::string closed = options_.gate(); !closed.empty())
+      return closed;
+  }
   const auto pod = cluster_.pod(namespace_, name);
   if (!pod) {
     release(uid.empty() ? std::string(namespace_) + "/" + std::string(name) : std::string(uid));
@@ -633,7 +653,7 @@ std::string Scheduler::bind(std::string_view namespace_, std::string_view name,
   // The lock is taken for every pod with a managed request, init-only GPU
   // pods included (HAMi bug 7.7#5 skipped them).
   try {
-    locker_.lock(node, namespace_, name);
+    lock_node(node, *pod);
     locked = true;
   } catch (const cluster::NodeLockError& e) {
     return fail(e.what());
@@ -669,6 +689,43 @@ std::string Scheduler::bind(std::string_view namespace_, std::string_view name,
     return fail(e.what());
   }
   return succeed();
+}
+
+void Scheduler::lock_node(std::string_view node, const cluster::PodRecord& pod) {
+  const auto& view = pod.model->view();
+  bool pod_group = false;
+  for (size_t i = 0; i < view.labels_len; ++i) {
+    if (sv(view.labels[i].key) == kPodGroupLabel && view.labels[i].value.len > 0)
+      pod_group = true;
+  }
+  constexpr auto kRetryInterval = std::chrono::milliseconds(100);
+  const auto budget = options_.pod_group_lock_retry;
+  if (!pod_group || budget <= std::chrono::milliseconds::zero()) {
+    locker_.lock(node, pod.namespace_, pod.name);
+    return;
+  }
+  // Counted in intervals rather than against a wall clock so a test's
+  // sleeper sets the pace; each attempt's own duration comes on top, as in
+  // HAMi's poll loop.
+  const auto intervals = (budget + kRetryInterval - std::chrono::milliseconds(1)) / kRetryInterval;
+  for (int64_t waited = 0;; ++waited) {
+    try {
+      locker_.lock(node, pod.namespace_, pod.name);
+      return;
+    } catch (const cluster::NodeLockError& e) {
+      if (!e.contention())
+        throw;
+      if (waited >= intervals) {
+        throw cluster::NodeLockError(true, "timed out after " + go_duration_ms(budget) +
+                                               " waiting for node " + std::string(node) +
+                                               " to be unlocked: node lock contention");
+      }
+    }
+    if (options_.sleep)
+      options_.sleep(kRetryInterval);
+    else
+      std::this_thread::sleep_for(kRetryInterval);
+  }
 }
 
 void Scheduler::check_node_health() {

@@ -21,6 +21,7 @@
 // threads; the ledger never hands the same room on a device to two pods.
 #pragma once
 
+#include <chrono>
 #include <cstdint>
 #include <functional>
 #include <map>
@@ -65,7 +66,21 @@ struct SchedulerOptions {
   // Threads that help walk large candidate lists (the caller always works
   // too). Default: one per extra CPU, at most 3.
   std::optional<size_t> filter_workers;
+  // Whether the scheduler may act now: "" when it may, else the reason
+  // (e.g. "not the leader: …", "cluster cache not synced: …"). filter
+  // answers the reason in FilterOutcome.error and bind returns it, without
+  // touching the cluster. Empty function: always open.
+  std::function<std::string()> gate;
+  // PodGroup members (label scheduling.x-k8s.io/pod-group non-empty) retry
+  // a contended node lock every 100 ms for this long before bind fails
+  // (HAMi --node-lock-retry-timeout); 0 disables the retry.
+  std::chrono::milliseconds pod_group_lock_retry{std::chrono::seconds(28)};
+  // How the PodGroup retry waits; empty: std::this_thread::sleep_for.
+  std::function<void(std::chrono::milliseconds)> sleep;
 };
+
+// The PodGroup label HAMi's bind looks at (scheduler-plugins coscheduling).
+inline constexpr std::string_view kPodGroupLabel = "scheduling.x-k8s.io/pod-group";
 
 struct FilterOutcome {
   bool passthrough = false;                         // no managed resource: echo the candidates
@@ -129,6 +144,9 @@ class Scheduler final : private cluster::ClusterWatcher {
   void quotas_changed() override;
 
   int64_t now() const;
+  // Takes the node lock for bind; PodGroup members retry contention (see
+  // SchedulerOptions::pod_group_lock_retry).
+  void lock_node(std::string_view node, const cluster::PodRecord& pod);
   std::string pod_key(const hami_pod_view& pod) const;
   std::optional<PodContext> pod_context(const hami_pod_view& pod, std::string& error) const;
   FilterOutcome run_filter(const hami_pod_view& pod, std::vector<Candidate>& candidates);

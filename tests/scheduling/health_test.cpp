@@ -53,7 +53,7 @@ TEST(Health, NodeWithoutAllocatableGoesUnhealthyAfterTheHandshakeExpires) {
 
 TEST(Health, LoopRunsPassesUntilDestroyed) {
   SchedulingEnv env(cluster_yaml("10"));
-  scheduling::HealthLoop loop(*env.scheduler, std::chrono::milliseconds(5));
+  scheduling::HealthLoop loop(*env.scheduler, *env.cluster, std::chrono::milliseconds(5));
   const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(10);
   while (loop.passes() < 2 && std::chrono::steady_clock::now() < deadline) {
     std::this_thread::sleep_for(std::chrono::milliseconds(1));
