@@ -1,0 +1,264 @@
+#include "kube/kubeconfig.hpp"
+
+#include <yaml-cpp/yaml.h>
+
+#include <array>
+#include <fstream>
+#include <memory>
+#include <sstream>
+#include <utility>
+
+#include "config/config_error.hpp"
+#include "config/yaml_reader.hpp"
+
+namespace hami::kube {
+namespace {
+
+using config::YamlReader;
+
+constexpr std::string_view kUnsupportedAuth = "is not supported: use a token or client certificate";
+
+// One kubeconfig being read: the YAML reader for shape errors and the
+// prefix every message starts with.
+class Document {
+ public:
+  explicit Document(const std::filesystem::path& file)
+      : name_("kubeconfig " + file.string()), reader_(name_, file.parent_path()) {}
+
+  const YamlReader& reader() const { return reader_; }
+
+  [[noreturn]] void fail(std::string_view what) const {
+    throw ApiConfigError(name_ + ": " + std::string(what));
+  }
+
+  // The entry of `list_key` (clusters, contexts, users) named `name`, and
+  // its index for messages.
+  std::pair<YAML::Node, size_t> find(const YAML::Node& root, std::string_view list_key,
+                                     std::string_view kind, const std::string& name) const {
+    const YAML::Node list = root[std::string(list_key)];
+    if (list.IsDefined() && !list.IsNull()) {
+      reader_.expect_sequence(list, list_key);
+      for (size_t i = 0; i < list.size(); ++i) {
+        const YAML::Node entry = list[i];
+        const std::string path = std::string(list_key) + "[" + std::to_string(i) + "]";
+        if (!entry.IsMap())
+          reader_.fail(path, "expected a mapping, got " + config::describe_node(entry));
+        const YAML::Node entry_name = entry["name"];
+        if (entry_name.IsScalar() && entry_name.Scalar() == name)
+          return {entry, i};
+      }
+    }
+    fail(std::string(kind) + " \"" + name + "\" not found");
+  }
+
+  // An optional string key of `parent`; empty when absent or null.
+  std::string optional_string(const YAML::Node& parent, std::string_view path,
+                              std::string_view key) const {
+    const YAML::Node node = parent[std::string(key)];
+    if (!node.IsDefined() || node.IsNull())
+      return {};
+    return reader_.string(node, config::join_path(path, key), true);
+  }
+
+  // The contents of a file named by `key`, resolved against the
+  // kubeconfig's folder.
+  std::string file_contents(const YAML::Node& parent, std::string_view path,
+                            std::string_view key) const {
+    const std::string key_path = config::join_path(path, key);
+    const std::filesystem::path file = reader_.path(parent[std::string(key)], key_path);
+    std::ifstream in(file, std::ios::binary);
+    std::ostringstream text;
+    if (in)
+      text << in.rdbuf();
+    if (!in || in.bad())
+      fail(key_path + ": cannot read " + file.string());
+    std::string contents = std::move(text).str();
+    if (contents.empty())
+      fail(key_path + ": " + file.string() + " is empty");
+    return contents;
+  }
+
+  // `<key>-data` (base64) or `<key>` (a file); empty when neither is set.
+  std::string data_or_file(const YAML::Node& parent, std::string_view path,
+                           std::string_view key) const {
+    const std::string data_key = std::string(key) + "-data";
+    const std::string data = optional_string(parent, path, data_key);
+    if (!data.empty())
+      return decode_base64(data, name_ + ": " + config::join_path(path, data_key));
+    if (optional_string(parent, path, key).empty())
+      return {};
+    return file_contents(parent, path, key);
+  }
+
+ private:
+  std::string name_;
+  YamlReader reader_;
+};
+
+void read_cluster(const Document& doc, const YAML::Node& entry, size_t index, ApiConfig& out) {
+  const std::string path = "clusters[" + std::to_string(index) + "].cluster";
+  const YAML::Node cluster = entry["cluster"];
+  if (!cluster.IsMap())
+    doc.reader().fail(path, "expected a mapping, got " + config::describe_node(cluster));
+  out.server = doc.optional_string(cluster, path, "server");
+  if (out.server.empty())
+    doc.fail(path + ".server is not set");
+  if (out.server.rfind("https://", 0) != 0 && out.server.rfind("http://", 0) != 0)
+    doc.fail(path + ".server: expected an https:// URL, got \"" + out.server + "\"");
+  while (out.server.size() > 8 && out.server.back() == '/')
+    out.server.pop_back();
+  if (!doc.optional_string(cluster, path, "proxy-url").empty())
+    doc.fail(path + ".proxy-url is not supported: reach the API server directly");
+  out.ca_pem = doc.data_or_file(cluster, path, "certificate-authority");
+  out.tls_server_name = doc.optional_string(cluster, path, "tls-server-name");
+  const YAML::Node insecure = cluster["insecure-skip-tls-verify"];
+  if (insecure.IsDefined() && !insecure.IsNull())
+    out.insecure_skip_verify =
+        doc.reader().boolean(insecure, config::join_path(path, "insecure-skip-tls-verify"));
+}
+
+void read_user(const Document& doc, const YAML::Node& entry, size_t index, ApiConfig& out) {
+  const std::string path = "users[" + std::to_string(index) + "].user";
+  const YAML::Node user = entry["user"];
+  if (user.IsNull() || !user.IsDefined())
+    return;  // an anonymous user
+  if (!user.IsMap())
+    doc.reader().fail(path, "expected a mapping, got " + config::describe_node(user));
+  for (const std::string_view plugin : {"exec", "auth-provider"}) {
+    const YAML::Node node = user[std::string(plugin)];
+    if (node.IsDefined() && !node.IsNull())
+      doc.fail(path + "." + std::string(plugin) + " " + std::string(kUnsupportedAuth));
+  }
+  out.client_cert_pem = doc.data_or_file(user, path, "client-certificate");
+  out.client_key_pem = doc.data_or_file(user, path, "client-key");
+  if (out.client_cert_pem.empty() != out.client_key_pem.empty()) {
+    doc.fail(path + (out.client_cert_pem.empty() ? ".client-key" : ".client-certificate") +
+             " is set without " +
+             (out.client_cert_pem.empty() ? "client-certificate" : "client-key"));
+  }
+  // As client-go: a token file wins over an inline token, since the file is
+  // what gets rotated.
+  const std::string token_file = doc.optional_string(user, path, "tokenFile");
+  const std::string token = doc.optional_string(user, path, "token");
+  if (!token_file.empty()) {
+    const std::filesystem::path file = doc.reader().resolve(std::filesystem::path(token_file));
+    try {
+      out.token = std::make_shared<FileTokenSource>(file);
+    } catch (const ApiConfigError& e) {
+      doc.fail(path + ".tokenFile: " + e.what());
+    }
+  } else if (!token.empty()) {
+    out.token = std::make_shared<StaticTokenSource>(token);
+  }
+  out.basic_username = doc.optional_string(user, path, "username");
+  out.basic_password = doc.optional_string(user, path, "password");
+}
+
+ApiConfig parse(const std::string& text, const std::filesystem::path& file,
+                const std::string& wanted_context) {
+  const Document doc(file);
+  const YAML::Node root = doc.reader().parse(text);
+  if (!root.IsMap())
+    doc.reader().fail("", "expected a mapping at the top, got " + config::describe_node(root));
+  std::string context_name = wanted_context;
+  if (context_name.empty()) {
+    context_name = doc.optional_string(root, "", "current-context");
+    if (context_name.empty())
+      doc.fail("current-context is not set and no context was given");
+  }
+  const auto [context_entry, context_index] = doc.find(root, "contexts", "context", context_name);
+  const std::string context_path = "contexts[" + std::to_string(context_index) + "].context";
+  const YAML::Node context = context_entry["context"];
+  if (!context.IsMap())
+    doc.reader().fail(context_path, "expected a mapping, got " + config::describe_node(context));
+
+  ApiConfig out;
+  const std::string cluster_name = doc.optional_string(context, context_path, "cluster");
+  if (cluster_name.empty())
+    doc.fail(context_path + ".cluster is not set");
+  const auto [cluster_entry, cluster_index] = doc.find(root, "clusters", "cluster", cluster_name);
+  read_cluster(doc, cluster_entry, cluster_index, out);
+
+  const std::string user_name = doc.optional_string(context, context_path, "user");
+  if (!user_name.empty()) {
+    const auto [user_entry, user_index] = doc.find(root, "users", "user", user_name);
+    read_user(doc, user_entry, user_index, out);
+  }
+  const std::string ns = doc.optional_string(context, context_path, "namespace");
+  if (!ns.empty())
+    out.namespace_ = ns;
+  out.origin = "kubeconfig " + file.string() + " context " + context_name;
+  return out;
+}
+
+}  // namespace
+
+std::string decode_base64(std::string_view text, std::string_view what) {
+  static constexpr auto kValues = [] {
+    std::array<int8_t, 256> values{};
+    values.fill(-1);
+    const std::string_view alphabet =
+        "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
+    for (size_t i = 0; i < alphabet.size(); ++i)
+      values[static_cast<unsigned char>(alphabet[i])] = static_cast<int8_t>(i);
+    return values;
+  }();
+  std::string out;
+  out.reserve(text.size() / 4 * 3);
+  uint32_t bits = 0;
+  int count = 0;
+  size_t padding = 0;
+  for (const char c : text) {
+    if (c == ' ' || c == '\n' || c == '\r' || c == '\t')
+      continue;
+    if (c == '=') {
+      ++padding;
+      continue;
+    }
+    const int8_t v = kValues[static_cast<unsigned char>(c)];
+    if (v < 0 || padding > 0)
+      throw ApiConfigError(std::string(what) + ": invalid base64");
+    bits = (bits << 6) | static_cast<uint32_t>(v);
+    if (++count == 4) {
+      out += static_cast<char>((bits >> 16) & 0xFF);
+      out += static_cast<char>((bits >> 8) & 0xFF);
+      out += static_cast<char>(bits & 0xFF);
+      bits = 0;
+      count = 0;
+    }
+  }
+  // A final group of 2 or 3 symbols carries 1 or 2 bytes; 1 symbol carries
+  // none and means truncation. Padding, when present, must complete the group.
+  if (count == 1 || padding > 2 || (padding > 0 && count + static_cast<int>(padding) != 4))
+    throw ApiConfigError(std::string(what) + ": invalid base64");
+  if (count == 2) {
+    out += static_cast<char>((bits >> 4) & 0xFF);
+  } else if (count == 3) {
+    out += static_cast<char>((bits >> 10) & 0xFF);
+    out += static_cast<char>((bits >> 2) & 0xFF);
+  }
+  return out;
+}
+
+ApiConfig parse_kubeconfig(const std::string& text, const std::filesystem::path& file,
+                           const std::string& context) {
+  try {
+    return parse(text, file, context);
+  } catch (const config::ConfigError& e) {
+    throw ApiConfigError(e.what());
+  } catch (const YAML::Exception& e) {
+    throw ApiConfigError("kubeconfig " + file.string() + ": " + e.what());
+  }
+}
+
+ApiConfig load_kubeconfig(const std::filesystem::path& file, const std::string& context) {
+  std::ifstream in(file, std::ios::binary);
+  std::ostringstream text;
+  if (in)
+    text << in.rdbuf();
+  if (!in || in.bad())
+    throw ApiConfigError("kubeconfig " + file.string() + ": cannot be read");
+  return parse_kubeconfig(std::move(text).str(), file, context);
+}
+
+}  // namespace hami::kube
