@@ -53,14 +53,21 @@ class KubernetesClusterState final : public cluster::ClusterState {
   void start();
   void stop();
 
-  // Every cache has completed its first full list.
+  // Every cache has completed its first full list. Once true it stays true:
+  // later relists and API-server outages keep the last known state (the
+  // caches keep retrying with backoff, and writes fail Unavailable while
+  // the server cannot be reached), so readiness does not flap with the
+  // watch connections.
   bool synced() const;
   // Blocks up to `timeout` for synced(); returns synced().
   bool wait_synced(std::chrono::milliseconds timeout) const;
-  // Empty when synced; else why not, e.g.
-  // "nodes: list failed (attempt 3): connection refused".
+  // Empty when synced; else why not, one entry per cache not yet listed,
+  // joined with "; ", e.g. "nodes: list failed (attempt 3): connection
+  // refused" or "pods: waiting for the first list" ("not started" before
+  // start()).
   std::string sync_status() const;
-  // Called (from a watch thread) whenever synced() or sync_status() changes.
+  // Called (from a watch thread, no lock held) whenever synced() or
+  // sync_status() changes.
   void on_sync_change(std::function<void(bool synced, const std::string& detail)> listener);
 
   // ClusterState (see cluster_state.hpp)

@@ -1,0 +1,396 @@
+#include "kube/kube_cluster.hpp"
+
+#include <unistd.h>
+
+#include <algorithm>
+#include <array>
+#include <condition_variable>
+#include <map>
+#include <mutex>
+#include <utility>
+#include <vector>
+
+#include "cluster/object_records.hpp"
+#include "kube/kube_cluster_store.hpp"
+#include "kube/object_trim.hpp"
+#include "kube/reflector.hpp"
+#include "kube/watch_event.hpp"
+#include "kube/write_bodies.hpp"
+#include "log/logger.hpp"
+
+namespace hami::kube {
+
+namespace {
+
+using rapidjson::Value;
+
+std::string host_name() {
+  char buf[256] = {};
+  if (::gethostname(buf, sizeof buf - 1) != 0 || buf[0] == '\0')
+    return "hami-scheduler";
+  return buf;
+}
+
+enum CacheIndex : size_t { kPods, kNodes, kQuotas, kNamespaces, kCacheCount };
+
+constexpr std::array<const char*, kCacheCount> kCacheNames = {"pods", "nodes", "resourcequotas",
+                                                              "namespaces"};
+
+// ApiError → ClusterError of the kind the ClusterState contract promises.
+cluster::ClusterError cluster_error(const ApiError& e) {
+  const std::string message = e.message().empty() ? std::string(e.what()) : e.message();
+  switch (e.status()) {
+    case 404:
+      return {cluster::ErrorKind::NotFound, message};
+    case 409:
+      return {cluster::ErrorKind::Conflict, message};
+    case 400:
+    case 422:
+      return {cluster::ErrorKind::Invalid, message};
+    default:
+      break;
+  }
+  if (e.status() == 0)
+    return {cluster::ErrorKind::Unavailable, "kubernetes API server unavailable: " + message};
+  return {cluster::ErrorKind::Unavailable,
+          "kubernetes API server answered " + std::to_string(e.status()) + ": " + message};
+}
+
+std::string escape_segment(std::string_view segment) {
+  return query_escape(segment);
+}
+
+std::string pod_path(std::string_view namespace_, std::string_view name) {
+  return "/api/v1/namespaces/" + escape_segment(namespace_) + "/pods/" + escape_segment(name);
+}
+
+std::string node_path(std::string_view name) {
+  return "/api/v1/nodes/" + escape_segment(name);
+}
+
+}  // namespace
+
+struct KubernetesClusterState::Impl {
+  std::shared_ptr<ApiClient> client;
+  KubeClusterOptions options;
+  KubeClusterStore store;
+
+  std::array<std::unique_ptr<Reflector>, kCacheCount> reflectors;
+
+  mutable std::mutex sync_mu;
+  mutable std::condition_variable sync_cv;
+  std::array<ReflectorStatus, kCacheCount> statuses;
+  bool synced = false;
+  std::string detail = "not started";
+  std::vector<std::function<void(bool, const std::string&)>> listeners;
+
+  Impl(std::shared_ptr<ApiClient> c, KubeClusterOptions o)
+      : client(std::move(c)), options(std::move(o)), store(options.logger) {
+    if (options.instance.empty())
+      options.instance = host_name();
+  }
+
+  // Recomputes synced/detail from the cache statuses; caller holds sync_mu.
+  void recompute() {
+    bool all = true;
+    std::string why;
+    for (size_t i = 0; i < kCacheCount; ++i) {
+      if (statuses[i].synced)
+        continue;
+      all = false;
+      if (!why.empty())
+        why += "; ";
+      why += kCacheNames[i];
+      why += ": ";
+      why +=
+          statuses[i].error.empty() ? std::string("waiting for the first list") : statuses[i].error;
+    }
+    // Once synced, later relists and outages keep the last known state
+    // (see the header): only the first full sync flips readiness.
+    synced = synced || all;
+    detail = synced ? std::string() : why;
+  }
+
+  void status_changed(size_t index, const ReflectorStatus& status) {
+    std::vector<std::function<void(bool, const std::string&)>> to_call;
+    bool now_synced = false;
+    std::string now_detail;
+    {
+      std::lock_guard guard(sync_mu);
+      const bool was_synced = synced;
+      const std::string was_detail = detail;
+      statuses[index] = status;
+      recompute();
+      if (synced == was_synced && detail == was_detail)
+        return;
+      now_synced = synced;
+      now_detail = detail;
+      to_call = listeners;
+    }
+    sync_cv.notify_all();
+    for (const auto& listener : to_call)
+      listener(now_synced, now_detail);
+  }
+
+  ReflectorOptions reflector_options(size_t index, std::string path) const {
+    ReflectorOptions o;
+    o.name = kCacheNames[index];
+    o.path = std::move(path);
+    o.page_size = options.list_page_size;
+    o.watch_timeout = options.watch_timeout;
+    o.backoff_initial = options.backoff_initial;
+    o.backoff_max = options.backoff_max;
+    o.logger = options.logger;
+    return o;
+  }
+
+  void make_reflectors() {
+    {
+      auto o = reflector_options(kPods, "/api/v1/pods");
+      o.copy = trim_pod;
+      ReflectorHandlers h;
+      h.replace = [this](Relist& r) { store.replace_pods(r); };
+      h.added = h.modified = [this](const Value& pod) { store.upsert_pod(pod, false); };
+      h.deleted = [this](const Value& pod) { store.delete_pod(pod); };
+      h.status = [this](const ReflectorStatus& s) { status_changed(kPods, s); };
+      reflectors[kPods] = std::make_unique<Reflector>(client, std::move(o), std::move(h));
+    }
+    {
+      auto o = reflector_options(kNodes, "/api/v1/nodes");
+      o.copy = trim_node;
+      ReflectorHandlers h;
+      h.replace = [this](Relist& r) { store.replace_nodes(r); };
+      h.added = h.modified = [this](const Value& node) { store.upsert_node(node); };
+      h.deleted = [this](const Value& node) { store.delete_node(node); };
+      h.status = [this](const ReflectorStatus& s) { status_changed(kNodes, s); };
+      reflectors[kNodes] = std::make_unique<Reflector>(client, std::move(o), std::move(h));
+    }
+    {
+      auto o = reflector_options(kQuotas, "/api/v1/resourcequotas");
+      o.copy = trim_quota;
+      ReflectorHandlers h;
+      h.replace = [this](Relist& r) { store.replace_quotas(r); };
+      h.added = h.modified = [this](const Value& quota) { store.upsert_quota(quota); };
+      h.deleted = [this](const Value& quota) { store.delete_quota(quota); };
+      h.status = [this](const ReflectorStatus& s) { status_changed(kQuotas, s); };
+      reflectors[kQuotas] = std::make_unique<Reflector>(client, std::move(o), std::move(h));
+    }
+    {
+      auto o = reflector_options(kNamespaces, "/api/v1/namespaces");
+      o.copy = trim_namespace;
+      ReflectorHandlers h;
+      h.replace = [this](Relist& r) { store.replace_namespaces(r); };
+      h.added = h.modified = [this](const Value& ns) { store.upsert_namespace(ns); };
+      h.deleted = [this](const Value& ns) { store.delete_namespace(ns); };
+      h.status = [this](const ReflectorStatus& s) { status_changed(kNamespaces, s); };
+      reflectors[kNamespaces] = std::make_unique<Reflector>(client, std::move(o), std::move(h));
+    }
+  }
+
+  // Parses a reply body holding one object; nullopt (logged) when it is not
+  // JSON, which a 2xx reply of the API server never is.
+  bool parse_reply(const ApiResponse& reply, rapidjson::Document& doc, std::string_view what) {
+    doc.Parse(reply.body.data(), reply.body.size());
+    if (doc.HasParseError() || !doc.IsObject()) {
+      if (options.logger)
+        options.logger->warn("unreadable API reply", {{"request", std::string(what)}});
+      return false;
+    }
+    return true;
+  }
+
+  void refresh_node(std::string_view name) {
+    try {
+      const ApiResponse reply = client->get(node_path(name));
+      rapidjson::Document doc;
+      if (parse_reply(reply, doc, "get node"))
+        store.upsert_node(doc);
+    } catch (const ApiError& e) {
+      if (e.status() == 404) {
+        store.delete_node_named(name);
+      } else if (options.logger) {
+        options.logger->warn("node re-read after a conflict failed",
+                             {{"node", std::string(name)}, {"error", e.what()}});
+      }
+    }
+  }
+};
+
+KubernetesClusterState::KubernetesClusterState(std::shared_ptr<ApiClient> client,
+                                               KubeClusterOptions options)
+    : impl_(std::make_unique<Impl>(std::move(client), std::move(options))) {
+  impl_->make_reflectors();
+}
+
+KubernetesClusterState::~KubernetesClusterState() {
+  stop();
+}
+
+void KubernetesClusterState::start() {
+  {
+    std::lock_guard guard(impl_->sync_mu);
+    impl_->recompute();
+  }
+  for (auto& r : impl_->reflectors)
+    r->start();
+}
+
+void KubernetesClusterState::stop() {
+  for (auto& r : impl_->reflectors)
+    r->request_stop();
+  for (auto& r : impl_->reflectors)
+    r->stop();
+}
+
+bool KubernetesClusterState::synced() const {
+  std::lock_guard guard(impl_->sync_mu);
+  return impl_->synced;
+}
+
+bool KubernetesClusterState::wait_synced(std::chrono::milliseconds timeout) const {
+  std::unique_lock lock(impl_->sync_mu);
+  return impl_->sync_cv.wait_for(lock, timeout, [&] { return impl_->synced; });
+}
+
+std::string KubernetesClusterState::sync_status() const {
+  std::lock_guard guard(impl_->sync_mu);
+  return impl_->detail;
+}
+
+void KubernetesClusterState::on_sync_change(
+    std::function<void(bool synced, const std::string& detail)> listener) {
+  std::lock_guard guard(impl_->sync_mu);
+  impl_->listeners.push_back(std::move(listener));
+}
+
+std::shared_ptr<const k8s::NodeModel> KubernetesClusterState::node(std::string_view name) const {
+  return impl_->store.node(name);
+}
+
+std::vector<std::shared_ptr<const k8s::NodeModel>> KubernetesClusterState::nodes() const {
+  return impl_->store.nodes();
+}
+
+std::shared_ptr<const cluster::PodRecord> KubernetesClusterState::pod(std::string_view namespace_,
+                                                                      std::string_view name) const {
+  return impl_->store.pod(namespace_, name);
+}
+
+std::vector<std::shared_ptr<const cluster::PodRecord>> KubernetesClusterState::pods() const {
+  return impl_->store.pods();
+}
+
+std::vector<cluster::ResourceQuotaRecord> KubernetesClusterState::quotas() const {
+  return impl_->store.quotas();
+}
+
+std::vector<cluster::NamespaceRecord> KubernetesClusterState::namespaces() const {
+  return impl_->store.namespaces();
+}
+
+void KubernetesClusterState::watch(cluster::ClusterWatcher& watcher) {
+  impl_->store.watch(watcher);
+}
+
+void KubernetesClusterState::unwatch(cluster::ClusterWatcher& watcher) {
+  impl_->store.unwatch(watcher);
+}
+
+void KubernetesClusterState::patch_pod_metadata(std::string_view namespace_, std::string_view name,
+                                                const cluster::PodMetadataPatch& patch,
+                                                std::optional<std::string_view> expected_uid) {
+  if (expected_uid && !expected_uid->empty()) {
+    if (const auto cached = impl_->store.pod(namespace_, name);
+        cached && cached->uid != *expected_uid) {
+      throw cluster::ClusterError(
+          cluster::ErrorKind::Conflict,
+          "Precondition failed: UID in precondition: " + std::string(*expected_uid) +
+              ", UID in object meta: " + cached->uid);
+    }
+  }
+  ApiResponse reply;
+  try {
+    reply = impl_->client->patch(pod_path(namespace_, name), PatchType::merge,
+                                 pod_metadata_patch_body(patch));
+  } catch (const ApiError& e) {
+    throw cluster_error(e);
+  }
+  rapidjson::Document doc;
+  if (impl_->parse_reply(reply, doc, "patch pod"))
+    impl_->store.upsert_pod(doc, false);
+}
+
+void KubernetesClusterState::patch_node_annotations(
+    std::string_view node, const std::vector<cluster::MetadataWrite>& annotations,
+    std::optional<std::string_view> expected_resource_version) {
+  ApiResponse reply;
+  try {
+    reply =
+        impl_->client->patch(node_path(node), PatchType::merge,
+                             node_annotations_patch_body(annotations, expected_resource_version));
+  } catch (const ApiError& e) {
+    if (e.status() == 409) {
+      // The caller (the node lock) retries on what the cache holds: make
+      // that the server's current node before reporting the conflict.
+      impl_->refresh_node(node);
+    }
+    throw cluster_error(e);
+  }
+  rapidjson::Document doc;
+  if (impl_->parse_reply(reply, doc, "patch node"))
+    impl_->store.upsert_node(doc);
+}
+
+void KubernetesClusterState::bind(std::string_view namespace_, std::string_view name,
+                                  std::string_view uid, std::string_view node) {
+  try {
+    impl_->client->post(pod_path(namespace_, name) + "/binding",
+                        binding_body(namespace_, name, uid, node));
+  } catch (const ApiError& e) {
+    if (e.status() == 409) {
+      // A retried bind whose first attempt went through: the pod is on the
+      // very node asked for, which is what the caller wanted.
+      const std::string same = "is already assigned to node \"" + std::string(node) + "\"";
+      if (e.message().find(same) != std::string::npos) {
+        impl_->store.mark_bound(namespace_, name, node);
+        return;
+      }
+    }
+    throw cluster_error(e);
+  }
+  impl_->store.mark_bound(namespace_, name, node);
+}
+
+void KubernetesClusterState::record_event(const cluster::Event& event) {
+  try {
+    const auto now = std::chrono::system_clock::now().time_since_epoch();
+    EventStamp stamp;
+    stamp.unix_nanos = std::chrono::duration_cast<std::chrono::nanoseconds>(now).count();
+    stamp.name = event_name(event.name, stamp.unix_nanos);
+    stamp.component = event.component.empty() ? impl_->options.component : event.component;
+    stamp.instance = impl_->options.instance;
+    const std::string ns = event_namespace(event);
+    if (impl_->options.core_v1_events) {
+      if (event.kind == "Pod") {
+        if (const auto pod = impl_->store.pod(event.namespace_, event.name);
+            pod && (event.uid.empty() || pod->uid == event.uid)) {
+          stamp.resource_version = pod->resource_version;
+        }
+      }
+      impl_->client->post("/api/v1/namespaces/" + escape_segment(ns) + "/events",
+                          core_v1_event_body(event, stamp));
+    } else {
+      impl_->client->post("/apis/events.k8s.io/v1/namespaces/" + escape_segment(ns) + "/events",
+                          events_v1_event_body(event, stamp));
+    }
+  } catch (const std::exception& e) {
+    if (impl_->options.logger) {
+      impl_->options.logger->warn("event not recorded",
+                                  {{"object", event.namespace_ + "/" + event.name},
+                                   {"reason", event.reason},
+                                   {"error", e.what()}});
+    }
+  }
+}
+
+}  // namespace hami::kube

@@ -1,0 +1,114 @@
+#include "kube/watch_event.hpp"
+
+#include <rapidjson/error/en.h>
+
+#include <charconv>
+#include <cstdint>
+#include <optional>
+
+namespace hami::kube {
+
+namespace {
+
+using rapidjson::Value;
+
+const Value* member(const Value& object, std::string_view key) {
+  if (!object.IsObject())
+    return nullptr;
+  const auto it = object.FindMember(Value(rapidjson::StringRef(key.data(), key.size())));
+  return it == object.MemberEnd() ? nullptr : &it->value;
+}
+
+std::string string_member(const Value& object, std::string_view key) {
+  const Value* v = member(object, key);
+  return v != nullptr && v->IsString() ? std::string(v->GetString(), v->GetStringLength())
+                                       : std::string();
+}
+
+std::optional<uint64_t> decimal(std::string_view text) {
+  if (text.empty())
+    return std::nullopt;
+  uint64_t v = 0;
+  const auto res = std::from_chars(text.data(), text.data() + text.size(), v);
+  if (res.ec != std::errc() || res.ptr != text.data() + text.size())
+    return std::nullopt;
+  return v;
+}
+
+}  // namespace
+
+const Value& WatchEvent::object() const {
+  return *member(document, "object");
+}
+
+WatchEvent parse_watch_event(std::string_view line) {
+  WatchEvent event;
+  event.document.Parse(line.data(), line.size());
+  if (event.document.HasParseError()) {
+    throw WatchEventError("watch event is not JSON (offset " +
+                          std::to_string(event.document.GetErrorOffset()) +
+                          "): " + rapidjson::GetParseError_En(event.document.GetParseError()));
+  }
+  if (!event.document.IsObject())
+    throw WatchEventError("watch event is not a JSON object");
+  const std::string type = string_member(event.document, "type");
+  if (type == "ADDED") {
+    event.type = WatchEventType::Added;
+  } else if (type == "MODIFIED") {
+    event.type = WatchEventType::Modified;
+  } else if (type == "DELETED") {
+    event.type = WatchEventType::Deleted;
+  } else if (type == "BOOKMARK") {
+    event.type = WatchEventType::Bookmark;
+  } else if (type == "ERROR") {
+    event.type = WatchEventType::Error;
+  } else {
+    throw WatchEventError("watch event has an unknown type \"" + type + "\"");
+  }
+  const Value* object = member(event.document, "object");
+  if (object == nullptr || !object->IsObject())
+    throw WatchEventError("watch event " + type + " has no object");
+  if (event.type == WatchEventType::Error) {
+    if (const Value* code = member(*object, "code"); code != nullptr && code->IsInt())
+      event.code = code->GetInt();
+    event.reason = string_member(*object, "reason");
+    event.message = string_member(*object, "message");
+    return event;
+  }
+  event.resource_version = resource_version_of(*object);
+  if (event.type != WatchEventType::Bookmark && object_key(*object).empty())
+    throw WatchEventError("watch event " + type + " object has no metadata.name");
+  if (event.type == WatchEventType::Bookmark && event.resource_version.empty())
+    throw WatchEventError("watch event BOOKMARK has no metadata.resourceVersion");
+  return event;
+}
+
+std::string object_key(const Value& object) {
+  const Value* meta = member(object, "metadata");
+  if (meta == nullptr)
+    return {};
+  std::string name = string_member(*meta, "name");
+  if (name.empty())
+    return {};
+  std::string ns = string_member(*meta, "namespace");
+  if (ns.empty())
+    return name;
+  ns += '/';
+  ns += name;
+  return ns;
+}
+
+std::string resource_version_of(const Value& object) {
+  const Value* meta = member(object, "metadata");
+  return meta != nullptr ? string_member(*meta, "resourceVersion") : std::string();
+}
+
+bool resource_version_newer(std::string_view candidate, std::string_view stored) {
+  const auto c = decimal(candidate);
+  const auto s = decimal(stored);
+  if (c && s)
+    return *c > *s;
+  return candidate != stored;
+}
+
+}  // namespace hami::kube

@@ -1,0 +1,54 @@
+// The request bodies KubernetesClusterState sends, built exactly as the API
+// server expects them (shared/fixtures/apiserver/*-body.json give the
+// member order). Pure functions, so tests compare them byte for byte.
+#pragma once
+
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "cluster/cluster_state.hpp"
+
+namespace hami::kube {
+
+// {"metadata":{"annotations":{k:v|null,…},"labels":{…}}}; an empty map is
+// left out.
+std::string pod_metadata_patch_body(const cluster::PodMetadataPatch& patch);
+
+// {"metadata":{"resourceVersion":"<rv>","annotations":{k:v|null,…}}}; the
+// resourceVersion (a precondition: 409 when the node changed) only when
+// given.
+std::string node_annotations_patch_body(const std::vector<cluster::MetadataWrite>& annotations,
+                                        std::optional<std::string_view> resource_version);
+
+// A Binding of pod namespace/name (uid as a precondition; left out when
+// empty) to node `node`.
+std::string binding_body(std::string_view namespace_, std::string_view name, std::string_view uid,
+                         std::string_view node);
+
+// What an Event body needs besides the cluster::Event itself.
+struct EventStamp {
+  std::string name;              // metadata.name: "<object>.<hex nanos>"
+  int64_t unix_nanos = 0;        // when it happened
+  std::string component;         // reportingController / source.component
+  std::string instance;          // reportingInstance
+  std::string resource_version;  // of the involved object (core v1 only); empty: left out
+};
+
+// "<object>.<16 hex digits of unix_nanos>".
+std::string event_name(std::string_view object, int64_t unix_nanos);
+
+// events.k8s.io/v1 Event. action = the reason's leading CamelCase word
+// ("BindingSucceed" → "Binding"); reason ≤ 128 bytes, note ≤ 1024 bytes
+// (cut at a UTF-8 boundary). Namespace: the event's, else "default".
+std::string events_v1_event_body(const cluster::Event& event, const EventStamp& stamp);
+
+// core v1 Event (count 1, firstTimestamp = lastTimestamp).
+std::string core_v1_event_body(const cluster::Event& event, const EventStamp& stamp);
+
+// Event namespace (the object's, "default" for cluster-scoped objects).
+std::string event_namespace(const cluster::Event& event);
+
+}  // namespace hami::kube
