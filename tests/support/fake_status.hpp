@@ -1,0 +1,50 @@
+// Status objects (kind: Status) as the Kubernetes API server writes them,
+// with the real messages (fixtures in /work/shared/fixtures/apiserver).
+#pragma once
+
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <string_view>
+
+#include "fake_json.hpp"
+
+namespace hami::testing::fake {
+
+// {"kind":"Status","apiVersion":"v1","metadata":{},"status":"Failure",
+//  "message":…,"reason":…,["details":…,]"code":…}
+Json status_failure(int code, std::string_view reason, std::string_view message,
+                    Json details = nullptr);
+// {"kind":"Status",…,"status":"Success","code":code}; details when given.
+Json status_success(int code, Json details = nullptr);
+
+// `qualified` is "pods" or "leases.coordination.k8s.io"; details split it
+// into kind and group as the server does.
+Json status_not_found(std::string_view qualified, std::string_view name);
+Json status_already_exists(std::string_view qualified, std::string_view name);
+// 409 "Operation cannot be fulfilled on <qualified> \"<name>\": <why>".
+Json status_conflict(std::string_view qualified, std::string_view name, std::string_view why);
+// The `why` of an optimistic-concurrency failure.
+inline constexpr std::string_view kObjectModified =
+    "the object has been modified; please apply your changes to the latest version and try again";
+// 409 of a binding to a pod that already has spec.nodeName.
+Json status_already_assigned(std::string_view pod, std::string_view node);
+// 410 of a list continuation whose snapshot is gone.
+Json status_continue_expired();
+// 410 "too old resource version: X (Y)" of a watch.
+Json status_too_old(uint64_t requested, uint64_t oldest);
+Json status_bad_request(std::string_view message);
+// 422 of a JSON patch that cannot be applied (a failed `test` included):
+// the server's generic message, the patch error as the cause.
+Json status_patch_invalid(std::string_view cause);
+Json status_unauthorized();
+// 404 for a path that names nothing.
+Json status_unknown_path();
+// The injected fault replies of FakeApiServer::fail_next.
+Json status_fault(int code, std::optional<int> retry_after_seconds, std::string_view qualified,
+                  std::string_view name);
+
+// The reason the API server uses for an HTTP code ("" when none).
+std::string_view reason_for_code(int code);
+
+}  // namespace hami::testing::fake
