@@ -1,4 +1,8 @@
 // List and get: revisions, items, pagination snapshots, selectors.
+#include <Poco/Net/HTTPClientSession.h>
+#include <Poco/Net/HTTPRequest.h>
+#include <Poco/Net/HTTPResponse.h>
+#include <Poco/StreamCopier.h>
 #include <gtest/gtest.h>
 
 #include "fake_apiserver.hpp"
@@ -184,6 +188,24 @@ TEST(FakeApiServerList, LabelSelectors) {
   const Json page = call(server.url(), "GET", "/api/v1/pods?limit=1&labelSelector=app").json();
   EXPECT_TRUE(page["metadata"].contains("continue"));
   EXPECT_FALSE(page["metadata"].contains("remainingItemCount"));
+}
+
+TEST(FakeApiServerList, KeepAliveServesSeveralRequestsOnOneConnection) {
+  FakeApiServer server;
+  server.apply(node("n1"));
+  Poco::Net::HTTPClientSession session("127.0.0.1", server.port());
+  session.setKeepAlive(true);
+  for (int i = 0; i < 3; ++i) {
+    Poco::Net::HTTPRequest request("GET", "/api/v1/nodes/n1", Poco::Net::HTTPMessage::HTTP_1_1);
+    session.sendRequest(request);
+    Poco::Net::HTTPResponse response;
+    std::string body;
+    Poco::StreamCopier::copyToString(session.receiveResponse(response), body);
+    EXPECT_EQ(response.getStatus(), 200);
+    EXPECT_TRUE(response.getKeepAlive());
+    EXPECT_EQ(Json::parse(body)["metadata"]["name"], "n1");
+  }
+  EXPECT_EQ(server.requests().size(), 3u);
 }
 
 }  // namespace

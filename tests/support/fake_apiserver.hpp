@@ -7,8 +7,11 @@
 // labelSelector key=value[,…]), watch (watch=1, resourceVersion,
 // allowWatchBookmarks, timeoutSeconds, sendInitialEvents), get, create
 // (POST), update (PUT with resourceVersion precondition), patch (merge and
-// JSON patch; metadata.resourceVersion in a merge patch or a JSON-patch
-// `test` op is a precondition → 409 Conflict) and delete:
+// JSON patch; metadata.resourceVersion in a merge patch is a precondition →
+// 409 Conflict; a JSON-patch `test` op that fails — on
+// /metadata/resourceVersion or anything else — is 422 Invalid, as the real
+// server answers; strategic merge patch is applied as a merge patch) and
+// delete (immediate, no graceful deletion):
 //   pods           /api/v1/pods, /api/v1/namespaces/{ns}/pods[/{name}]
 //   pods/binding   POST /api/v1/namespaces/{ns}/pods/{name}/binding
 //                  (uid precondition; 409 when already assigned)
@@ -26,6 +29,15 @@
 // requested resourceVersion; a resourceVersion older than the kept history
 // (see compact()) gets a 200 stream with one ERROR event of code 410
 // "too old resource version: X (Y)", as the real server sends it.
+//
+// Also as the real server: items of a list have no kind/apiVersion; a PUT
+// or patch that changes nothing writes nothing (no new revision); a watch
+// on a field selector sees an object leaving the selection as DELETED and
+// one entering it as ADDED. Differences: lists always read the latest state
+// (the list resourceVersion parameter is ignored); BOOKMARKs are sent only
+// when send_bookmarks() is called; the legacy /api/v1/watch/... paths and
+// subresources other than pods/binding (e.g. status) are not served (404).
+// Stopping a server takes up to a quarter second (Poco's accept loop).
 #pragma once
 
 #include <chrono>
@@ -90,8 +102,9 @@ class FakeApiServer {
   // --- faults -----------------------------------------------------------------
   // Cuts every open watch stream mid-way (no terminating chunk).
   void drop_watches();
-  // Forgets the write history: any later watch or list continuation from an
-  // older resourceVersion is answered 410 Expired.
+  // Forgets the write history: a later watch from an older resourceVersion
+  // than the current revision gets the 410 ERROR event, and every list
+  // continuation token issued before is answered 410 Expired.
   void compact();
   // Sends an ERROR event with this Status into every open watch, then ends
   // the streams.
