@@ -1,21 +1,19 @@
 #include "server/https_server.hpp"
 
-#include <Poco/Net/HTTPRequestHandler.h>
-#include <Poco/Net/HTTPRequestHandlerFactory.h>
-#include <Poco/Net/HTTPServer.h>
 #include <Poco/Net/HTTPServerParams.h>
-#include <Poco/Net/HTTPServerRequest.h>
-#include <Poco/Net/HTTPServerResponse.h>
 #include <Poco/Net/NetException.h>
 #include <Poco/Net/SecureServerSocket.h>
 #include <Poco/Net/SocketAddress.h>
+#include <Poco/Net/TCPServer.h>
 #include <Poco/ThreadPool.h>
 
-#include <atomic>
-#include <condition_variable>
-#include <mutex>
+#include <csignal>
 #include <optional>
 #include <thread>
+
+#include "server/connection_context.hpp"
+#include "server/http_connection.hpp"
+#include "server/overload_guard.hpp"
 
 namespace hami::server {
 namespace {
@@ -26,85 +24,34 @@ constexpr int kListenBacklog = 256;
 constexpr auto kUnwindBound = std::chrono::seconds(5);
 constexpr auto kUnwindPoll = std::chrono::milliseconds(10);
 
-// Counts requests inside the router so shutdown can wait for them, and
-// tells handlers to close connections once draining begins.
-struct Traffic {
-  std::atomic<bool> draining{false};
-  std::mutex mutex;
-  std::condition_variable idle;
-  int in_flight = 0;
-
-  void enter() {
-    const std::lock_guard lock(mutex);
-    ++in_flight;
-  }
-  void leave() {
-    {
-      const std::lock_guard lock(mutex);
-      --in_flight;
-    }
-    idle.notify_all();
-  }
-};
-
-class RouterHandler final : public Poco::Net::HTTPRequestHandler {
- public:
-  RouterHandler(std::shared_ptr<const Router> router, std::shared_ptr<Traffic> traffic)
-      : router_(std::move(router)), traffic_(std::move(traffic)) {}
-
-  void handleRequest(Poco::Net::HTTPServerRequest& request,
-                     Poco::Net::HTTPServerResponse& response) override {
-    traffic_->enter();
-    struct Leave {
-      Traffic& t;
-      ~Leave() { t.leave(); }
-    } leave{*traffic_};
-    router_->dispatch(request, response, traffic_->draining.load());
-  }
-
- private:
-  std::shared_ptr<const Router> router_;
-  std::shared_ptr<Traffic> traffic_;
-};
-
-class RouterHandlerFactory final : public Poco::Net::HTTPRequestHandlerFactory {
- public:
-  RouterHandlerFactory(std::shared_ptr<const Router> router, std::shared_ptr<Traffic> traffic)
-      : router_(std::move(router)), traffic_(std::move(traffic)) {}
-
-  // Poco takes ownership of the returned handler.
-  Poco::Net::HTTPRequestHandler* createRequestHandler(
-      const Poco::Net::HTTPServerRequest&) override {
-    return std::make_unique<RouterHandler>(router_, traffic_).release();
-  }
-
- private:
-  std::shared_ptr<const Router> router_;
-  std::shared_ptr<Traffic> traffic_;
-};
-
 }  // namespace
 
 struct HttpsServer::Impl {
   ServerTls tls;
   const log::Logger& logger;
-  std::shared_ptr<Traffic> traffic = std::make_shared<Traffic>();
+  std::shared_ptr<ConnectionContext> context = std::make_shared<ConnectionContext>();
+  std::shared_ptr<BusyResponder> busy;
   Poco::Net::SecureServerSocket socket;
   Poco::ThreadPool pool;
-  std::optional<Poco::Net::HTTPServer> http;
+  std::optional<Poco::Net::TCPServer> tcp;
   uint16_t port = 0;
   std::string address;
   bool started = false;
   bool stopped = false;
 
   Impl(ServerTls t, const config::ServerConfig& settings, const log::Logger& l)
-      : tls(std::move(t)), logger(l), socket(tls.context), pool(1, settings.max_threads, 60) {}
+      : tls(std::move(t)),
+        logger(l),
+        busy(std::make_shared<BusyResponder>(limits_of(settings))),
+        socket(tls.context),
+        pool(1, settings.max_threads, 60) {}
 };
 
 HttpsServer::HttpsServer(std::shared_ptr<const Router> router, ServerTls tls,
                          const config::ListenAddress& listen, const config::ServerConfig& settings,
                          const log::Logger& logger)
     : impl_(std::make_unique<Impl>(std::move(tls), settings, logger)) {
+  std::signal(SIGPIPE, SIG_IGN);
   try {
     const Poco::Net::SocketAddress address(listen.host, listen.port);
     // reuseAddress for quick restarts, but never SO_REUSEPORT: a second
@@ -118,13 +65,20 @@ HttpsServer::HttpsServer(std::shared_ptr<const Router> router, ServerTls tls,
   }
   auto params = Poco::makeAuto<Poco::Net::HTTPServerParams>();
   params->setMaxThreads(settings.max_threads);
-  params->setMaxQueued(settings.max_queued);
+  // The OverloadGuard admits at most max_threads + max_queued connections,
+  // so Poco's own queue limit (which drops silently) is never reached.
+  params->setMaxQueued(settings.max_threads + settings.max_queued + 1);
   params->setTimeout(Poco::Timespan(settings.read_timeout_seconds, 0));
   params->setKeepAlive(true);
   params->setKeepAliveTimeout(Poco::Timespan(settings.keep_alive_timeout_seconds, 0));
   params->setMaxKeepAliveRequests(0);  // unlimited
-  auto factory = Poco::makeShared<RouterHandlerFactory>(std::move(router), impl_->traffic);
-  impl_->http.emplace(factory, impl_->pool, impl_->socket, params);
+  ConnectionContext& ctx = *impl_->context;
+  ctx.router = std::move(router);
+  ctx.params = params;
+  ctx.limits = limits_of(settings);
+  auto factory = Poco::makeShared<HttpConnectionFactory>(impl_->context);
+  impl_->tcp.emplace(factory, impl_->pool, impl_->socket, params);
+  impl_->tcp->setConnectionFilter(Poco::makeAuto<OverloadGuard>(impl_->context, impl_->busy));
 }
 
 HttpsServer::~HttpsServer() {
@@ -138,7 +92,7 @@ HttpsServer::~HttpsServer() {
 void HttpsServer::start() {
   if (impl_->started)
     return;
-  impl_->http->start();
+  impl_->tcp->start();
   impl_->started = true;
 }
 
@@ -151,12 +105,20 @@ std::string HttpsServer::address() const {
 }
 
 int HttpsServer::in_flight() const {
-  const std::lock_guard lock(impl_->traffic->mutex);
-  return impl_->traffic->in_flight;
+  const std::lock_guard lock(impl_->context->traffic.mutex);
+  return impl_->context->traffic.in_flight;
 }
 
 int HttpsServer::total_connections() const {
-  return impl_->http->totalConnections();
+  return impl_->tcp->totalConnections();
+}
+
+int HttpsServer::refused_connections() const {
+  return impl_->context->refused.load();
+}
+
+int HttpsServer::cut_connections() const {
+  return impl_->context->watch.cut();
 }
 
 const ServerTls& HttpsServer::tls() const {
@@ -167,11 +129,11 @@ bool HttpsServer::shutdown(std::chrono::milliseconds grace) {
   if (impl_->stopped)
     return true;
   impl_->stopped = true;
-  Traffic& traffic = *impl_->traffic;
+  Traffic& traffic = impl_->context->traffic;
   traffic.draining.store(true);
   // Stop accepting: the acceptor thread ends and the listening socket
   // closes, so new connections are refused rather than queued.
-  impl_->http->stop();
+  impl_->tcp->stop();
   impl_->socket.close();
 
   bool finished = false;
@@ -184,9 +146,9 @@ bool HttpsServer::shutdown(std::chrono::milliseconds grace) {
                        {{"in_flight", std::to_string(traffic.in_flight)}});
   }
   // Wakes connections idling in keep-alive (and aborts any still running).
-  impl_->http->stopAll(true);
+  impl_->context->watch.abort_all();
   const auto deadline = std::chrono::steady_clock::now() + kUnwindBound;
-  while (impl_->http->currentConnections() > 0 && std::chrono::steady_clock::now() < deadline) {
+  while (impl_->tcp->currentConnections() > 0 && std::chrono::steady_clock::now() < deadline) {
     std::this_thread::sleep_for(kUnwindPoll);
   }
   return finished;

@@ -1,13 +1,18 @@
-// HttpsServer: Poco's HTTPServer over a SecureServerSocket, serving a
-// Router.
+// HttpsServer: Poco's TCPServer over a SecureServerSocket, serving a Router
+// through HttpConnection.
 //
 // Lifecycle: the constructor binds the listening socket (so the bound port
 // is known, also for port 0); start() begins accepting; shutdown() stops
 // accepting, lets in-flight requests finish within the grace period, closes
 // idle keep-alive connections and returns whether everything finished.
 // Connections are HTTP/1.1 keep-alive with the configured idle timeout; the
-// read timeout bounds every socket read. At most max_threads connections
-// are served at once, max_queued more wait.
+// read timeout bounds every socket read, and the header plus body of each
+// request (server_limits.hpp). At most max_threads connections are served
+// at once, max_queued more wait; beyond that a connection gets a 503
+// (overload_guard.hpp).
+// Constructing a server makes the process ignore SIGPIPE: OpenSSL writes
+// with write(2), and a client that disconnects mid-answer must cost an
+// error on that connection, not the process.
 #pragma once
 
 #include <chrono>
@@ -44,6 +49,11 @@ class HttpsServer {
   int in_flight() const;
   // Connections accepted since start.
   int total_connections() const;
+  // Connections refused with 503 (or closed) because the server was full.
+  int refused_connections() const;
+  // Connections cut because a request's header or body was not received
+  // within the read timeout.
+  int cut_connections() const;
 
   // Idempotent. True when every in-flight request finished within `grace`.
   bool shutdown(std::chrono::milliseconds grace);

@@ -12,6 +12,7 @@
 #include <stdexcept>
 
 #include "log/logger.hpp"
+#include "server/socket_drain.hpp"
 
 namespace hami::server {
 
@@ -59,6 +60,13 @@ int send(Poco::Net::HTTPServerResponse& out, const Response& r, bool close, bool
     body.write(r.body.data(), static_cast<std::streamsize>(r.body.size()));
   body.flush();
   return r.status;
+}
+
+// True when the request announces body bytes that have not been read.
+bool carries_body(const Poco::Net::HTTPServerRequest& request) {
+  if (request.getChunkedTransferEncoding())
+    return true;
+  return request.hasContentLength() && request.getContentLength64() > 0;
 }
 
 enum class BodyOutcome { ok, too_large, incomplete };
@@ -116,10 +124,12 @@ std::string Router::allowed_methods(std::string_view path) const {
   return allow;
 }
 
-void Router::dispatch(Poco::Net::HTTPServerRequest& request,
-                      Poco::Net::HTTPServerResponse& response, bool close_after) const {
+Router::Outcome Router::dispatch(Poco::Net::HTTPServerRequest& request,
+                                 Poco::Net::HTTPServerResponse& response, bool close_after,
+                                 const Deadline* deadline) const {
   const auto begin = std::chrono::steady_clock::now();
-  const int status = serve(request, response, close_after);
+  Outcome outcome = serve(request, response, close_after, deadline);
+  const int status = outcome.status;
   const auto elapsed = std::chrono::steady_clock::now() - begin;
   if (observer_) {
     const auto path = path_of(request.getURI());
@@ -135,62 +145,87 @@ void Router::dispatch(Poco::Net::HTTPServerRequest& request,
                                {"peer", request.clientAddress().toString()},
                                {"micros", std::to_string(micros)}});
   }
+  // After the observer, so the drain does not count as serving time.
+  if (outcome.closed)
+    outcome.closed = drain_and_close(request, limits_);
+  return outcome;
 }
 
-int Router::serve(Poco::Net::HTTPServerRequest& request, Poco::Net::HTTPServerResponse& response,
-                  bool close_after) const {
+Router::Outcome Router::serve(Poco::Net::HTTPServerRequest& request,
+                              Poco::Net::HTTPServerResponse& response, bool close_after,
+                              const Deadline* deadline) const {
   const std::string path(path_of(request.getURI()));
   const std::string& method = request.getMethod();
   const bool head = method == Poco::Net::HTTPRequest::HTTP_HEAD;
+  // An answer sent before the body is read: the body would otherwise be
+  // parsed as the next request, so the connection ends after a drain.
+  const auto early = [&](const Response& r) {
+    return Outcome{send(response, r, true, head), true};
+  };
+  const bool unread_body = carries_body(request);
   const auto by_path = routes_.find(path);
   if (by_path == routes_.end()) {
-    return send(response, error_response(404, "not found: " + path), close_after, head);
+    const Response r = error_response(404, "not found: " + path);
+    if (unread_body)
+      return early(r);
+    return {send(response, r, close_after, head), false};
   }
   const auto by_method = by_path->second.find(method);
   if (by_method == by_path->second.end()) {
     Response r = error_response(405, "method " + method + " not allowed on " + path);
     r.headers.emplace_back("Allow", allowed_methods(path));
-    return send(response, r, close_after, head);
+    if (unread_body)
+      return early(r);
+    return {send(response, r, close_after, head), false};
   }
   const Route& route = by_method->second;
+  const auto too_large = [&] {
+    return error_response(
+        413, "request body exceeds the limit of " + std::to_string(route.body_limit) + " bytes");
+  };
 
-  // A declared length over the limit is refused before reading a byte; the
-  // unread body makes the connection unusable, so it is closed.
+  // A declared length over the limit is refused before reading a byte.
   if (request.hasContentLength() && !request.getChunkedTransferEncoding() &&
       static_cast<std::size_t>(request.getContentLength64()) > route.body_limit) {
-    return send(response,
-                error_response(413, "request body exceeds the limit of " +
-                                        std::to_string(route.body_limit) + " bytes"),
-                true, head);
+    return early(too_large());
   }
 
+  const auto timed_out = [&] {
+    return early(error_response(408, "timed out reading the request body"));
+  };
+  const auto deadline_passed = [&] { return deadline != nullptr && deadline->passed(); };
   std::string body;
   try {
     switch (read_body(request, route.body_limit, body)) {
       case BodyOutcome::ok:
         break;
       case BodyOutcome::too_large:
-        return send(response,
-                    error_response(413, "request body exceeds the limit of " +
-                                            std::to_string(route.body_limit) + " bytes"),
-                    true, head);
+        return early(too_large());
       case BodyOutcome::incomplete:
-        return send(response, error_response(400, "request body ended early"), true, head);
+        if (deadline_passed())
+          return timed_out();
+        return {send(response, error_response(400, "request body ended early"), true, head), false};
     }
   } catch (const Poco::TimeoutException&) {
-    return send(response, error_response(408, "timed out reading the request body"), true, head);
+    return timed_out();
   } catch (const Poco::Exception& e) {
+    if (deadline_passed())
+      return timed_out();
     // Malformed chunking or a reset connection: nothing sensible to reuse.
     if (logger_ != nullptr) {
       logger_->debug("request body unreadable", {{"path", path}, {"error", e.displayText()}});
     }
-    return send(response, error_response(400, "request body unreadable"), true, head);
+    return early(error_response(400, "request body unreadable"));
   } catch (const std::exception& e) {
+    if (deadline_passed())
+      return timed_out();
     if (logger_ != nullptr) {
       logger_->debug("request body unreadable", {{"path", path}, {"error", e.what()}});
     }
-    return send(response, error_response(400, "request body unreadable"), true, head);
+    return early(error_response(400, "request body unreadable"));
   }
+  if (deadline != nullptr)
+    deadline->body_read();
 
   const Request req{.method = method,
                     .path = path,
@@ -212,7 +247,7 @@ int Router::serve(Poco::Net::HTTPServerRequest& request, Poco::Net::HTTPServerRe
     }
     out = error_response(500, "internal error");
   }
-  return send(response, out, close_after, head);
+  return {send(response, out, close_after, head), false};
 }
 
 }  // namespace hami::server

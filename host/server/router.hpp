@@ -5,9 +5,13 @@
 //  - unknown path → 404, known path with another method → 405 with an
 //    `Allow` header listing the path's methods;
 //  - a body over the route's limit → 413: checked against Content-Length
-//    before reading, and while reading chunked (or length-less) bodies; the
-//    connection is then closed because the rest of the body is unread;
-//  - a body not received within the server's read timeout → 408, closed;
+//    before reading, and while reading chunked (or length-less) bodies;
+//  - a body not received within the server's read timeout (one read) or
+//    request deadline (all of it) → 408;
+//  - an answer sent before the whole body was read (413, 408, and 404/405
+//    for a request that carries a body) closes the connection after
+//    draining the unread bytes within the drain bounds (socket_drain.hpp),
+//    so the client reads the answer rather than a reset;
 //  - a handler that throws → 500 (the exception is logged, not sent);
 //  - every error body is {"error":"..."}.
 // Routes are added before the server starts; dispatch is const and runs
@@ -22,6 +26,7 @@
 #include <string_view>
 
 #include "server/http_types.hpp"
+#include "server/server_limits.hpp"
 
 namespace Poco::Net {
 class HTTPServerResponse;
@@ -40,15 +45,32 @@ class Router {
   // `logger` (optional) must outlive the router.
   explicit Router(const log::Logger* logger = nullptr) : logger_(logger) {}
 
+  // Bounds of the drain after an early answer (the request deadline is not
+  // used here). Set before the server starts.
+  void set_limits(const ServerLimits& limits) { limits_ = limits; }
+
   // Registers `handler` for `method` on `path`. A second registration of the
   // same method and path throws std::invalid_argument.
   void add(std::string method, std::string path, std::size_t body_limit, Handler handler);
 
+  // What dispatch did: the status sent, and whether the connection was
+  // already closed (drained) so the caller must not touch it again.
+  struct Outcome {
+    int status = 0;
+    bool closed = false;
+  };
+
   // Serves one request: routes, reads the body, calls the handler, writes
   // the response, reports it to the observer and logs it at debug level.
   // `close_after` forces `Connection: close` (used while the server drains).
-  void dispatch(Poco::Net::HTTPServerRequest& request, Poco::Net::HTTPServerResponse& response,
-                bool close_after) const;
+  // `deadline` (optional) ties the body read to the server's request
+  // deadline.
+  struct Deadline {
+    std::function<void()> body_read;  // stops the deadline; before the handler
+    std::function<bool()> passed;     // true when the deadline cut the read
+  };
+  Outcome dispatch(Poco::Net::HTTPServerRequest& request, Poco::Net::HTTPServerResponse& response,
+                   bool close_after, const Deadline* deadline = nullptr) const;
 
   // Called after every request with the registered path that served it
   // ("" when no route has the request's path), the method, the status sent
@@ -62,15 +84,16 @@ class Router {
   std::string allowed_methods(std::string_view path) const;
 
  private:
-  // Serves one request and returns the status sent.
-  int serve(Poco::Net::HTTPServerRequest& request, Poco::Net::HTTPServerResponse& response,
-            bool close_after) const;
+  // Serves one request; `closed` of the result means "drain and close".
+  Outcome serve(Poco::Net::HTTPServerRequest& request, Poco::Net::HTTPServerResponse& response,
+                bool close_after, const Deadline* deadline) const;
 
   struct Route {
     std::size_t body_limit;
     Handler handler;
   };
   const log::Logger* logger_;
+  ServerLimits limits_;
   Observer observer_;
   std::map<std::string, std::map<std::string, Route>, std::less<>> routes_;
 };

@@ -18,9 +18,15 @@ void configure_protocol(SSL_CTX* ctx) {
       SSL_CTX_set_max_proto_version(ctx, TLS1_3_VERSION) != 1) {
     throw TlsError("cannot restrict TLS versions: " + openssl_errors());
   }
+  // SSL_OP_IGNORE_UNEXPECTED_EOF: a read that meets the end of the
+  // connection without close_notify ends like a clean close instead of
+  // poisoning the TLS session, so the server can still send its 408 after
+  // the request deadline shut the receiving side. Truncation stays
+  // detected where it matters: HTTP framing (Content-Length, chunks) tells
+  // a cut-off body from a complete one.
   SSL_CTX_set_options(ctx, SSL_OP_NO_COMPRESSION | SSL_OP_NO_RENEGOTIATION |
                                SSL_OP_CIPHER_SERVER_PREFERENCE | SSL_OP_NO_SSLv3 | SSL_OP_NO_TLSv1 |
-                               SSL_OP_NO_TLSv1_1);
+                               SSL_OP_NO_TLSv1_1 | SSL_OP_IGNORE_UNEXPECTED_EOF);
   if (SSL_CTX_set_cipher_list(ctx, kTls12Ciphers) != 1) {
     throw TlsError("cannot set cipher list: " + openssl_errors());
   }

@@ -12,9 +12,11 @@
 #include <algorithm>
 #include <array>
 #include <cctype>
+#include <csignal>
 #include <cstdio>
 #include <cstdlib>
 #include <fstream>
+#include <mutex>
 #include <stdexcept>
 
 #include "server/openssl_handles.hpp"
@@ -98,6 +100,10 @@ SslCtxPtr make_client_ctx(const ClientTlsOptions& o) {
 }
 
 TlsConnection::TlsConnection(SSL_CTX* ctx, uint16_t port) {
+  // A server that resets the connection must fail the write, not kill the
+  // test process (OpenSSL writes with write(2), which raises SIGPIPE).
+  static std::once_flag ignore_sigpipe;
+  std::call_once(ignore_sigpipe, [] { ::signal(SIGPIPE, SIG_IGN); });
   fd_ = ::socket(AF_INET, SOCK_STREAM, 0);
   if (fd_ < 0)
     throw std::runtime_error("socket failed");
