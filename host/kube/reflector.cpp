@@ -184,7 +184,7 @@ void Reflector::run(std::stop_token stop) {
   while (!stop.stop_requested()) {
     if (need_list) {
       try {
-        list();
+        list(stop);
       } catch (const ApiError& e) {
         fail("list", describe(e));
         wait(next_backoff(), stop);
@@ -229,8 +229,10 @@ void Reflector::run(std::stop_token stop) {
   }
 }
 
-void Reflector::list() {
-  for (;;) {
+void Reflector::list(std::stop_token stop) {
+  // One immediate restart after an expired continuation; a second one in a
+  // row is reported as a list failure, so the retry goes through backoff.
+  for (int restart = 0;; ++restart) {
     try {
       Relist relist;
       auto& a = relist.objects.GetAllocator();
@@ -242,10 +244,12 @@ void Reflector::list() {
           query += "&continue=" + query_escape(continue_token);
         query += query_selectors();
         ApiResponse reply;
+        if (stop.stop_requested())
+          return;
         try {
           reply = client_->get(query);
         } catch (const ApiError& e) {
-          if (e.status() == 410 && !continue_token.empty())
+          if (e.status() == 410 && !continue_token.empty() && restart == 0)
             throw ContinueExpired{};
           throw;
         }

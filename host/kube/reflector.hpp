@@ -3,7 +3,8 @@
 //
 //   - List: GET <path>?limit=N[&continue=…] page by page; all pages share
 //     the first page's resourceVersion. A 410 on a continuation restarts
-//     the list from the first page.
+//     the list from the first page once at once; a second one in a row is
+//     a list failure (backoff, then a fresh list).
 //   - Watch: GET <path>?watch=1&resourceVersion=<last>&allowWatchBookmarks=true
 //     &timeoutSeconds=<random in [t, 2t)>. ADDED/MODIFIED/DELETED go to the
 //     handlers; BOOKMARK only advances the resourceVersion.
@@ -109,7 +110,7 @@ class Reflector {
   };
 
   void run(std::stop_token stop);
-  void list();
+  void list(std::stop_token stop);
   WatchResult watch_once(std::stop_token stop);
   bool handle_line(std::string_view line, WatchResult& result);
   std::string query_selectors() const;
