@@ -288,9 +288,11 @@ void ApiClient::Impl::open(Opened& out, std::string_view method, const std::stri
                            std::chrono::milliseconds receive_timeout,
                            const std::function<void(Connection&)>& after_send) {
   for (int attempt = 0;; ++attempt) {
-    out.connection = pooled ? take() : connect(receive_timeout);
-    Connection& c = *out.connection;
+    bool reused = false;
     try {
+      out.connection = pooled ? take() : connect(receive_timeout);
+      Connection& c = *out.connection;
+      reused = c.reused;
       Poco::Net::HTTPRequest request(std::string(method), target, Poco::Net::HTTPMessage::HTTP_1_1);
       request.set("Accept", "application/json");
       request.set("User-Agent", std::string(kUserAgent));
@@ -316,7 +318,7 @@ void ApiClient::Impl::open(Opened& out, std::string_view method, const std::stri
       return;
     } catch (const Poco::Exception& e) {
       const bool no_reply = dynamic_cast<const Poco::Net::NoMessageException*>(&e) != nullptr;
-      if (c.reused && attempt == 0 && (idempotent(method) || no_reply))
+      if (reused && attempt == 0 && (idempotent(method) || no_reply))
         continue;  // the pooled connection had gone stale; this one is fresh
       transport_failure(method, target, e);
     }

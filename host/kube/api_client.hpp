@@ -8,7 +8,12 @@
 //     without the header they are not retried (the caller decides);
 //   - a 401 invalidates the token source and the request is sent once more
 //     with the re-read token;
-//   - ordinary requests time out after config request_timeout.
+//   - ordinary requests time out after config request_timeout (applied to
+//     the connect, to sending, and to every wait for reply bytes);
+//   - a kept-alive connection the server closed while idle is replaced once
+//     for GET/PUT/DELETE, or for any method when no reply byte came back.
+// Opening a watch takes a rate-limit token and follows the same retry and
+// 401 rules; the open stream is not throttled.
 // Thread-safe: many threads may issue requests at once (connections are
 // pooled and kept alive).
 #pragma once
@@ -94,10 +99,10 @@ class ApiClient {
 
   // Opens a watch (`path_and_query` carries watch=1 and the rest) and calls
   // `on_line` with every complete line of the chunked body, without the
-  // newline, in order. Returns when the server ends the stream (a normal
-  // timeoutSeconds end), when `on_line` returns false, or soon (≤ 1 s) after
-  // `stop` is requested. Throws ApiError for a non-200 reply (e.g. 410) or
-  // when the stream breaks mid-way (status 0).
+  // newline (or CR LF), in order; blank lines carry no event and are skipped. Returns when the
+  // server ends the stream (a normal timeoutSeconds end), when `on_line` returns false, or soon (≤
+  // 1 s) after `stop` is requested. Throws ApiError for a non-200 reply (e.g. 410) or when the
+  // stream breaks mid-way (status 0).
   void watch(std::string_view path_and_query,
              const std::function<bool(std::string_view line)>& on_line, std::stop_token stop);
 
