@@ -3,6 +3,7 @@
 #include <rapidjson/document.h>
 
 #include <cctype>
+#include <chrono>
 #include <exception>
 #include <optional>
 #include <stdexcept>
@@ -48,6 +49,20 @@ std::string_view trim(std::string_view text) {
 
 }  // namespace
 
+struct AdmissionService::Result {
+  Result(HttpReply r, AdmissionOutcome o = AdmissionOutcome::error)  // NOLINT: errors convert
+      : reply(std::move(r)), outcome(o) {}
+  HttpReply reply;
+  AdmissionOutcome outcome;
+  // Set for a reviewed pod CREATE, for the decision log line.
+  std::string namespace_;
+  std::string name;
+  std::string uid;
+  bool uses_vgpu = false;
+  size_t operations = 0;
+  std::string message;
+};
+
 bool is_json_content_type(std::string_view content_type) {
   const std::string_view media = trim(content_type.substr(0, content_type.find(';')));
   constexpr std::string_view kJson = "application/json";
@@ -71,6 +86,29 @@ AdmissionService::AdmissionService(std::span<const host::DevicePluginHandle> dev
       logger_(logger) {}
 
 HttpReply AdmissionService::handle(std::string_view content_type, std::string_view body) const {
+  const auto started = std::chrono::steady_clock::now();
+  Result result = review(content_type, body);
+  if (settings_.on_outcome)
+    settings_.on_outcome(result.outcome);
+  if (logger_ != nullptr && !result.uid.empty()) {
+    const bool denied = result.outcome == AdmissionOutcome::denied;
+    if (denied || logger_->enabled(log::Level::debug)) {
+      logger_->write(
+          denied ? log::Level::info : log::Level::debug, denied ? "pod denied" : "pod admitted",
+          {{"namespace", result.namespace_},
+           {"pod", result.name},
+           {"uid", result.uid},
+           {"uses_vgpu", result.uses_vgpu ? "true" : "false"},
+           {"operations", std::to_string(result.operations)},
+           {"duration_ms", log::milliseconds_text(std::chrono::steady_clock::now() - started)},
+           {"message", result.message}});
+    }
+  }
+  return std::move(result.reply);
+}
+
+AdmissionService::Result AdmissionService::review(std::string_view content_type,
+                                                  std::string_view body) const {
   ReviewDocument storage;
   ReviewRequest request;
   try {
@@ -95,7 +133,7 @@ HttpReply AdmissionService::handle(std::string_view content_type, std::string_vi
   reply.version = request.version;
   reply.uid = request.uid;
   if (request.operation != "CREATE" || !request.targets_pod || !request.sub_resource.empty()) {
-    return {200, encode_reply(reply)};
+    return {HttpReply{200, encode_reply(reply)}, AdmissionOutcome::skipped};
   }
   if (request.object == nullptr) {
     return errored(request.version, request.uid, 400, "request.object is missing");
@@ -156,20 +194,17 @@ HttpReply AdmissionService::handle(std::string_view content_type, std::string_vi
       reply.message = decision.message;
       break;
   }
-  if (logger_ != nullptr) {
-    const bool denied = !reply.allowed;
-    if (denied || logger_->enabled(log::Level::debug)) {
-      logger_->write(denied ? log::Level::info : log::Level::debug,
-                     denied ? "pod denied" : "pod admitted",
-                     {{"namespace", std::string(request.namespace_)},
-                      {"pod", std::string(request.name)},
-                      {"uid", std::string(request.uid)},
-                      {"uses_vgpu", session.uses_managed() ? "true" : "false"},
-                      {"operations", std::to_string(patch.size())},
-                      {"message", decision.message}});
-    }
-  }
-  return {200, encode_reply(reply)};
+  Result result(HttpReply{200, encode_reply(reply)},
+                decision.verdict == HAMI_ADMIT_ALLOW  ? AdmissionOutcome::allowed
+                : decision.verdict == HAMI_ADMIT_DENY ? AdmissionOutcome::denied
+                                                      : AdmissionOutcome::skipped);
+  result.namespace_ = request.namespace_;
+  result.name = request.name;
+  result.uid = request.uid;
+  result.uses_vgpu = session.uses_managed();
+  result.operations = patch.size();
+  result.message = decision.message;
+  return result;
 }
 
 }  // namespace hami::admission

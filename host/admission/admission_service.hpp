@@ -22,6 +22,7 @@
 // Thread-safe: handle() is const and keeps no per-call state in the object.
 #pragma once
 
+#include <functional>
 #include <span>
 #include <string>
 #include <string_view>
@@ -36,9 +37,16 @@ class Logger;
 
 namespace hami::admission {
 
+// What one call decided, for metrics: allowed (ALLOW), skipped (SKIP, or
+// a request the webhook does not review: not a pod CREATE), denied (DENY),
+// error (the review could not be read or the plugin failed).
+enum class AdmissionOutcome { allowed, skipped, denied, error };
+
 struct AdmissionSettings {
   // Passed to the admission plugin as the host's scheduler name.
   std::string scheduler_name = "hami-scheduler";
+  // Told the outcome of every call, on the calling thread; may be empty.
+  std::function<void(AdmissionOutcome)> on_outcome;
 };
 
 struct HttpReply {
@@ -57,6 +65,9 @@ class AdmissionService {
   HttpReply handle(std::string_view content_type, std::string_view body) const;
 
  private:
+  struct Result;
+  Result review(std::string_view content_type, std::string_view body) const;
+
   std::span<const host::DevicePluginHandle> devices_;
   const host::AdmissionPluginHandle& policy_;
   const AdmissionClusterView* cluster_;

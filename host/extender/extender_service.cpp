@@ -1,10 +1,12 @@
 #include "extender/extender_service.hpp"
 
+#include <chrono>
 #include <memory>
 #include <vector>
 
 #include "extender/allocations_report.hpp"
 #include "extender/extender_codec.hpp"
+#include "hami/plugin.hpp"
 #include "k8s/node.hpp"
 #include "k8s/object_error.hpp"
 #include "k8s/pod.hpp"
@@ -31,21 +33,68 @@ std::string node_item_name(const rapidjson::Value& item) {
   return {name->value.GetString(), name->value.GetStringLength()};
 }
 
+std::string text_of(hami_str s) {
+  return std::string(hami::to_sv(s));
+}
+
+std::string pod_field(const k8s::PodModel& pod) {
+  return text_of(pod.view().namespace_) + "/" + text_of(pod.view().name);
+}
+
 }  // namespace
 
+// What one filter call saw, for the observer and the log line.
+struct ExtenderService::Trace {
+  scheduling::FilterOutcome outcome;
+  size_t candidates = 0;
+  std::string pod;  // namespace/name, empty when the pod could not be read
+  std::string uid;
+};
+
 Reply ExtenderService::filter(std::string_view body) const {
+  const auto started = std::chrono::steady_clock::now();
+  Trace trace;
+  Reply reply = run_filter(body, trace);
+  if (observer_.filtered)
+    observer_.filtered(trace.outcome, trace.candidates);
+  if (logger_ != nullptr) {
+    const bool failed = !trace.outcome.error.empty();
+    if (failed || logger_->enabled(log::Level::debug)) {
+      log::Fields fields = {
+          {"pod", trace.pod},
+          {"uid", trace.uid},
+          {"candidates", std::to_string(trace.candidates)},
+          {"feasible",
+           std::to_string(trace.outcome.passthrough ? trace.candidates : trace.outcome.fit.size())},
+          {"duration_ms", log::milliseconds_text(std::chrono::steady_clock::now() - started)}};
+      if (failed)
+        fields.push_back({"error", trace.outcome.error});
+      logger_->write(failed ? log::Level::info : log::Level::debug,
+                     failed ? "filter failed" : "filtered", fields);
+    }
+  }
+  return reply;
+}
+
+Reply ExtenderService::run_filter(std::string_view body, Trace& trace) const {
+  const auto fail = [&trace](int status, std::string message) {
+    trace.outcome.error = message;
+    return filter_error(status, std::move(message));
+  };
   if (body.empty())
-    return filter_error(400, "empty request body");
+    return fail(400, "empty request body");
   try {
     ExtenderArgs args = decode_extender_args(body);
     if (args.pod == nullptr)
-      return filter_error(200, "extender args missing pod");
+      return fail(200, "extender args missing pod");
     std::optional<k8s::PodModel> pod;
     try {
       pod.emplace(*args.pod);
     } catch (const k8s::ObjectError& e) {
-      return filter_error(200, std::string("invalid Pod: ") + e.what());
+      return fail(200, std::string("invalid Pod: ") + e.what());
     }
+    trace.pod = pod_field(*pod);
+    trace.uid = text_of(pod->view().uid);
 
     FilterResultOut out;
     if (args.nodes != nullptr) {
@@ -70,7 +119,9 @@ Reply ExtenderService::filter(std::string_view body) const {
       nodes.reserve(models.size());
       for (const auto& m : models)
         nodes.push_back(&m);
-      scheduling::FilterOutcome result = scheduler_.filter(*pod, nodes);
+      trace.candidates = args.node_items.size();
+      scheduling::FilterOutcome& result = trace.outcome;
+      result = scheduler_.filter(*pod, nodes);
       if (!result.error.empty())
         return filter_error(200, result.error);
       if (result.passthrough) {
@@ -95,14 +146,16 @@ Reply ExtenderService::filter(std::string_view body) const {
           out.node_items = std::move(fit);
         }
       }
-      out.failed = std::move(result.failed);
-      out.unresolvable.merge(result.unresolvable);
+      out.failed = result.failed;
+      out.unresolvable.merge(std::map<std::string, std::string>(result.unresolvable));
       return {200, encode_filter_result(out)};
     }
 
     // NodeNames mode (nodeCacheCapable: true).
     const std::vector<std::string> names = args.node_names.value_or(std::vector<std::string>{});
-    scheduling::FilterOutcome result = scheduler_.filter(*pod, names);
+    trace.candidates = names.size();
+    scheduling::FilterOutcome& result = trace.outcome;
+    result = scheduler_.filter(*pod, names);
     if (!result.error.empty())
       return filter_error(200, result.error);
     if (result.passthrough) {
@@ -116,15 +169,13 @@ Reply ExtenderService::filter(std::string_view body) const {
         fit.push_back(names[i]);
       out.node_names = std::move(fit);
     }
-    out.failed = std::move(result.failed);
-    out.unresolvable = std::move(result.unresolvable);
+    out.failed = result.failed;
+    out.unresolvable = result.unresolvable;
     return {200, encode_filter_result(out)};
   } catch (const DecodeError& e) {
-    return filter_error(200, e.what());
+    return fail(200, e.what());
   } catch (const std::exception& e) {
-    if (logger_ != nullptr)
-      logger_->error("filter failed", {{"error", e.what()}});
-    return filter_error(200, e.what());
+    return fail(200, e.what());
   }
 }
 
@@ -155,20 +206,37 @@ Reply ExtenderService::prioritize(std::string_view body) const {
 Reply ExtenderService::bind(std::string_view body) const {
   if (body.empty())
     return {400, encode_binding_result("empty request body")};
+  const auto started = std::chrono::steady_clock::now();
+  ExtenderBindingArgs args;
+  std::string error;
   try {
-    const ExtenderBindingArgs args = decode_binding_args(body);
-    return {200, encode_binding_result(
-                     scheduler_.bind(args.pod_namespace, args.pod_name, args.pod_uid, args.node))};
+    args = decode_binding_args(body);
+    error = scheduler_.bind(args.pod_namespace, args.pod_name, args.pod_uid, args.node);
   } catch (const std::exception& e) {
-    if (logger_ != nullptr)
-      logger_->error("bind failed", {{"error", e.what()}});
-    return {200, encode_binding_result(e.what())};
+    error = e.what();
   }
+  if (observer_.bound)
+    observer_.bound(error);
+  if (logger_ != nullptr) {
+    log::Fields fields = {
+        {"pod", args.pod_name.empty() ? std::string() : args.pod_namespace + "/" + args.pod_name},
+        {"uid", args.pod_uid},
+        {"node", args.node},
+        {"duration_ms", log::milliseconds_text(std::chrono::steady_clock::now() - started)}};
+    if (error.empty()) {
+      logger_->info("bound", fields);
+    } else {
+      fields.push_back({"error", error});
+      logger_->warn("bind failed", fields);
+    }
+  }
+  return {200, encode_binding_result(error)};
 }
 
 void register_extender_routes(server::Router& router, scheduling::Scheduler& scheduler,
-                              std::size_t body_limit, const log::Logger* logger) {
-  const auto service = std::make_shared<ExtenderService>(scheduler, logger);
+                              std::size_t body_limit, const log::Logger* logger,
+                              ExtenderObserver observer) {
+  const auto service = std::make_shared<ExtenderService>(scheduler, logger, std::move(observer));
   const auto route = [&](const char* path, Reply (ExtenderService::*verb)(std::string_view) const) {
     router.add("POST", path, body_limit,
                [service, verb](const server::Request& request, server::Response& response) {

@@ -16,8 +16,10 @@
 #pragma once
 
 #include <cstddef>
+#include <functional>
 #include <string>
 #include <string_view>
+#include <utility>
 
 #include "scheduling/scheduler.hpp"
 
@@ -32,24 +34,40 @@ struct Reply {
   std::string body;
 };
 
+// Told what each verb decided, on the calling thread (metrics). A filter
+// whose request could not be read reports an outcome with `error` set.
+struct ExtenderObserver {
+  std::function<void(const scheduling::FilterOutcome& outcome, size_t candidates)> filtered;
+  std::function<void(std::string_view error)> bound;  // "" = success
+};
+
+// Every filter and bind is logged with the pod (namespace/name), its uid,
+// the node (bind) and duration_ms: filter at debug (info when it failed
+// as a whole), bind at info (warn when it failed).
 class ExtenderService {
  public:
   // `scheduler` (and `logger`, if set) must outlive the service.
-  explicit ExtenderService(scheduling::Scheduler& scheduler, const log::Logger* logger = nullptr)
-      : scheduler_(scheduler), logger_(logger) {}
+  explicit ExtenderService(scheduling::Scheduler& scheduler, const log::Logger* logger = nullptr,
+                           ExtenderObserver observer = {})
+      : scheduler_(scheduler), logger_(logger), observer_(std::move(observer)) {}
 
   Reply filter(std::string_view body) const;
   Reply prioritize(std::string_view body) const;
   Reply bind(std::string_view body) const;
 
  private:
+  struct Trace;
+  Reply run_filter(std::string_view body, Trace& trace) const;
+
   scheduling::Scheduler& scheduler_;
   const log::Logger* logger_;
+  ExtenderObserver observer_;
 };
 
 // Adds POST /filter, /schedule, /prioritize, /bind and GET /allocations.
 // `scheduler` must outlive the router.
 void register_extender_routes(server::Router& router, scheduling::Scheduler& scheduler,
-                              std::size_t body_limit, const log::Logger* logger = nullptr);
+                              std::size_t body_limit, const log::Logger* logger = nullptr,
+                              ExtenderObserver observer = {});
 
 }  // namespace hami::extender

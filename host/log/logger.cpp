@@ -176,4 +176,14 @@ void Logger::write(Level level, std::string_view message, const Fields& fields) 
   out_->flush();
 }
 
+std::string milliseconds_text(std::chrono::nanoseconds elapsed) {
+  const auto micros = std::chrono::duration_cast<std::chrono::microseconds>(elapsed).count();
+  const auto whole = micros / 1000;
+  const auto frac = micros % 1000;
+  std::string out = std::to_string(whole) + ".";
+  const std::string digits = std::to_string(frac < 0 ? -frac : frac);
+  out.append(3 - digits.size(), '0');
+  return out + digits;
+}
+
 }  // namespace hami::log

@@ -7,6 +7,7 @@
 #pragma once
 
 #include <atomic>
+#include <chrono>
 #include <iosfwd>
 #include <mutex>
 #include <optional>
@@ -74,5 +75,9 @@ class Logger {
 
 // Current UTC time as 2026-01-31T12:34:56.789Z.
 std::string utc_timestamp();
+
+// A duration as milliseconds with microsecond precision, "0.412", "12.000":
+// the value of the `duration_ms` field every timed event carries.
+std::string milliseconds_text(std::chrono::nanoseconds elapsed);
 
 }  // namespace hami::log
