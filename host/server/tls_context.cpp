@@ -121,8 +121,8 @@ ServerTls make_server_tls(const config::TlsConfig& tls, const log::Logger* logge
   } else {
     load_files(ctx, tls, out);
     try {
-      out.reloader =
-          std::make_shared<CertificateReloader>(tls.cert_file, tls.key_file, reload_check, logger);
+      out.reloader = std::make_shared<CertificateReloader>(
+          tls.cert_file, tls.key_file, reload_check, logger, tls.client_ca_file);
     } catch (const std::runtime_error& e) {
       throw TlsError(std::string("tls.certFile/tls.keyFile: ") + e.what());
     }

@@ -7,7 +7,8 @@
 //  - with tls.clientCAFile: clients must present a certificate that chains
 //    to that CA (verification fails the handshake otherwise);
 //  - tls.sessionResumption false: no session cache and no tickets;
-//  - certificate files are re-read when they change (CertificateReloader).
+//  - certificate, key and client CA files are re-read when they change
+//    (CertificateReloader; not with tls.selfSigned).
 #pragma once
 
 #include <Poco/Net/Context.h>

@@ -205,9 +205,9 @@ TEST_F(LifecycleTest, SecondServerOnTheSamePortIsRefused) {
                                quiet);
     FAIL() << "a second server bound port " << srv->port();
   } catch (const std::runtime_error& e) {
-    EXPECT_NE(std::string(e.what()).find("cannot listen on 127.0.0.1:" +
-                                         std::to_string(srv->port())),
-              std::string::npos)
+    EXPECT_NE(
+        std::string(e.what()).find("cannot listen on 127.0.0.1:" + std::to_string(srv->port())),
+        std::string::npos)
         << e.what();
   }
 }
