@@ -140,6 +140,11 @@ void Reflector::set_status(bool synced, std::string error, int attempts) {
     call("status", [&] { handlers_.status(copy); });
 }
 
+void Reflector::recovered() {
+  failures_ = 0;
+  set_status(status().synced, "", 0);
+}
+
 std::string Reflector::query_selectors() const {
   std::string q;
   if (!options_.field_selector.empty())
@@ -164,21 +169,16 @@ void Reflector::wait(std::chrono::milliseconds delay, std::stop_token stop) {
 
 void Reflector::run(std::stop_token stop) {
   bool need_list = true;
-  int failures = 0;
   int expired_in_a_row = 0;
   const auto fail = [&](const std::string& what, const std::string& error) {
-    ++failures;
+    ++failures_;
     const ReflectorStatus current = status();
-    const std::string text = what + " failed (attempt " + std::to_string(failures) + "): " + error;
+    const std::string text = what + " failed (attempt " + std::to_string(failures_) + "): " + error;
     if (options_.logger)
       options_.logger->warn(
           "cache " + what + " failed",
-          {{"resource", options_.name}, {"attempt", std::to_string(failures)}, {"error", error}});
-    set_status(current.synced, text, failures);
-  };
-  const auto healthy = [&] {
-    failures = 0;
-    set_status(status().synced, "", 0);
+          {{"resource", options_.name}, {"attempt", std::to_string(failures_)}, {"error", error}});
+    set_status(current.synced, text, failures_);
   };
 
   while (!stop.stop_requested()) {
@@ -195,7 +195,7 @@ void Reflector::run(std::stop_token stop) {
         continue;
       }
       need_list = false;
-      failures = 0;
+      failures_ = 0;
       set_status(true, "", 0);
       if (stop.stop_requested())
         return;
@@ -206,7 +206,7 @@ void Reflector::run(std::stop_token stop) {
     if (result.delivered || result.end == WatchEnd::Normal) {
       backoff_ = std::chrono::milliseconds(0);
       expired_in_a_row = 0;
-      healthy();
+      recovered();
     }
     switch (result.end) {
       case WatchEnd::Normal:
@@ -355,7 +355,11 @@ bool Reflector::handle_line(std::string_view line, WatchResult& result) {
                    (event.reason.empty() ? "" : " " + event.reason) + ": " + event.message;
     return false;
   }
-  result.delivered = true;
+  if (!result.delivered) {
+    // The watch works: whatever failed before is over.
+    result.delivered = true;
+    recovered();
+  }
   if (!event.resource_version.empty()) {
     std::lock_guard guard(mu_);
     resource_version_ = event.resource_version;

@@ -65,7 +65,8 @@ struct ReflectorOptions {
 struct ReflectorStatus {
   bool synced = false;  // a full list has completed at least once
   // The last failure while it persists, e.g. "list failed (attempt 3):
-  // connection refused"; empty once a list or watch works again.
+  // connection refused"; empty once a list works again or a watch delivers
+  // an event.
   std::string error;
   int attempts = 0;  // consecutive failures
 };
@@ -117,6 +118,7 @@ class Reflector {
   std::chrono::milliseconds next_backoff();
   void wait(std::chrono::milliseconds delay, std::stop_token stop);
   void set_status(bool synced, std::string error, int attempts);
+  void recovered();  // clears the failure count and the status error
   void call(const char* what, const std::function<void()>& fn) const;
 
   std::shared_ptr<ApiClient> client_;
@@ -126,6 +128,7 @@ class Reflector {
   // Owned by the reflector thread.
   std::unordered_map<std::string, std::string> known_;  // key → resourceVersion
   std::chrono::milliseconds backoff_{0};
+  int failures_ = 0;  // consecutive failed lists / watches
   uint64_t random_state_;
 
   mutable std::mutex mu_;  // guards status_ and resource_version_

@@ -1,0 +1,298 @@
+// KubernetesClusterState writes against the fake API server: pod metadata
+// patches, conditional node patches, the node lock between two hosts,
+// bindings and events.
+#include <gtest/gtest.h>
+
+#include <ctime>
+#include <regex>
+
+#include "cluster/node_lock.hpp"
+#include "cluster_env.hpp"
+#include "kube/write_bodies.hpp"
+#include "recording_watcher.hpp"
+#include "test_files.hpp"
+
+namespace hami::kube {
+namespace {
+
+using namespace std::chrono_literals;
+using cluster::ClusterError;
+using cluster::ErrorKind;
+using hami::testing::FakeApiServer;
+using testing::eventually;
+
+ErrorKind kind_of(const std::function<void()>& write, std::string* message = nullptr) {
+  try {
+    write();
+  } catch (const ClusterError& e) {
+    if (message != nullptr)
+      *message = e.what();
+    return e.kind();
+  }
+  ADD_FAILURE() << "expected ClusterError";
+  return ErrorKind::Invalid;
+}
+
+class KubeClusterWrites : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    server_.apply(testing::node_object("gpu-1"));
+    server_.apply(testing::node_object("gpu-2"));
+    server_.apply(testing::pod_object("ml", "p1", "uid-1"));
+    server_.apply(testing::pod_object("ml", "p2", "uid-2"));
+    state_ = start();
+  }
+
+  std::unique_ptr<KubernetesClusterState> start(
+      KubeClusterOptions options = testing::fast_options()) {
+    auto state = std::make_unique<KubernetesClusterState>(testing::client_for(server_.url()),
+                                                          std::move(options));
+    state->start();
+    EXPECT_TRUE(state->wait_synced(5s)) << state->sync_status();
+    return state;
+  }
+
+  rapidjson::Document server_object(const char* kind, const char* ns, const char* name) {
+    const auto text = server_.object(kind, ns, name);
+    EXPECT_TRUE(text.has_value());
+    return testing::parse(text.value_or("{}"));
+  }
+
+  FakeApiServer server_;
+  std::unique_ptr<KubernetesClusterState> state_;
+};
+
+TEST_F(KubeClusterWrites, PodMetadataPatchIsVisibleAtOnce) {
+  testing::RecordingWatcher watcher;
+  state_->watch(watcher);
+  watcher.clear();
+  server_.clear_requests();
+  cluster::PodMetadataPatch patch;
+  patch.annotations = {{"hami.io/bind-phase", "allocating"}};
+  patch.labels = {{"hami.io/vgpu", "1"}};
+  state_->patch_pod_metadata("ml", "p1", patch, std::string_view("uid-1"));
+  // No waiting: the reply is in the cache before the call returns.
+  const auto pod = state_->pod("ml", "p1");
+  ASSERT_TRUE(pod);
+  EXPECT_EQ(*pod->annotation("hami.io/bind-phase"), "allocating");
+  const auto stored = server_object("Pod", "ml", "p1");
+  EXPECT_EQ(pod->resource_version, stored["metadata"]["resourceVersion"].GetString());
+  ASSERT_FALSE(watcher.matching("pod+ ml/p1").empty());
+  EXPECT_EQ(watcher.matching("pod+ ml/p1")[0], "pod+ ml/p1@" + pod->resource_version);
+
+  const auto sent = testing::requests_to(server_, "PATCH", "/api/v1/namespaces/ml/pods/p1");
+  ASSERT_EQ(sent.size(), 1U);
+  EXPECT_EQ(sent[0].content_type, "application/merge-patch+json");
+  EXPECT_EQ(
+      sent[0].body,
+      R"({"metadata":{"annotations":{"hami.io/bind-phase":"allocating"},"labels":{"hami.io/vgpu":"1"}}})");
+
+  // Removing a key.
+  cluster::PodMetadataPatch remove;
+  remove.annotations = {{"hami.io/bind-phase", std::nullopt}};
+  state_->patch_pod_metadata("ml", "p1", remove, std::nullopt);
+  EXPECT_FALSE(state_->pod("ml", "p1")->annotation("hami.io/bind-phase"));
+  // The watch event of the same writes arrives later and changes nothing.
+  const std::string final_rv = state_->pod("ml", "p1")->resource_version;
+  ASSERT_TRUE(server_.wait_open_watches(4, 5s));
+  server_.apply(testing::pod_object("ml", "marker", "uid-m"));
+  ASSERT_TRUE(eventually([&] { return state_->pod("ml", "marker") != nullptr; }));
+  EXPECT_EQ(state_->pod("ml", "p1")->resource_version, final_rv);
+  EXPECT_FALSE(state_->pod("ml", "p1")->annotation("hami.io/bind-phase"));
+  state_->unwatch(watcher);
+}
+
+TEST_F(KubeClusterWrites, PodMetadataPatchErrors) {
+  server_.clear_requests();
+  std::string message;
+  EXPECT_EQ(kind_of([&] { state_->patch_pod_metadata("ml", "p1", {}, std::string_view("other")); },
+                    &message),
+            ErrorKind::Conflict);
+  EXPECT_EQ(message, "Precondition failed: UID in precondition: other, UID in object meta: uid-1");
+  EXPECT_TRUE(testing::requests_to(server_, "PATCH", "/api/v1/namespaces/ml/pods/p1").empty());
+  EXPECT_EQ(
+      kind_of([&] { state_->patch_pod_metadata("ml", "absent", {}, std::nullopt); }, &message),
+      ErrorKind::NotFound);
+  EXPECT_NE(message.find("\"absent\" not found"), std::string::npos) << message;
+  server_.fail_next("PATCH", "/api/v1/namespaces/ml/pods/p1", 503);
+  EXPECT_EQ(kind_of([&] { state_->patch_pod_metadata("ml", "p1", {}, std::nullopt); }),
+            ErrorKind::Unavailable);
+  server_.fail_next("PATCH", "/api/v1/namespaces/ml/pods/p1", 429);
+  EXPECT_EQ(kind_of([&] { state_->patch_pod_metadata("ml", "p1", {}, std::nullopt); }),
+            ErrorKind::Unavailable);
+}
+
+TEST_F(KubeClusterWrites, NodePatchWithResourceVersion) {
+  const std::string rv(state_->node("gpu-1")->resource_version());
+  server_.clear_requests();
+  state_->patch_node_annotations("gpu-1", {{"hami.io/node-handshake", "Requesting_x"}},
+                                 std::string_view(rv));
+  const auto node = state_->node("gpu-1");
+  EXPECT_EQ(*node->annotation("hami.io/node-handshake"), "Requesting_x");
+  EXPECT_NE(node->resource_version(), rv);
+  const auto sent = testing::requests_to(server_, "PATCH", "/api/v1/nodes/gpu-1");
+  ASSERT_EQ(sent.size(), 1U);
+  EXPECT_EQ(sent[0].content_type, "application/merge-patch+json");
+  EXPECT_EQ(sent[0].body, R"({"metadata":{"resourceVersion":")" + rv +
+                              R"(","annotations":{"hami.io/node-handshake":"Requesting_x"}}})");
+  EXPECT_EQ(kind_of([&] {
+              state_->patch_node_annotations("absent", {{"a", "b"}}, std::nullopt);
+            }),
+            ErrorKind::NotFound);
+}
+
+TEST_F(KubeClusterWrites, StaleNodeVersionConflictsAndRefreshesTheCache) {
+  const std::string stale(state_->node("gpu-1")->resource_version());
+  // Someone else changes the node; our cache may not have seen it yet.
+  const std::string current = server_.apply(testing::node_object("gpu-1", R"({"other":"writer"})"));
+  std::string message;
+  EXPECT_EQ(kind_of(
+                [&] {
+                  state_->patch_node_annotations("gpu-1", {{"mine", "x"}}, std::string_view(stale));
+                },
+                &message),
+            ErrorKind::Conflict);
+  EXPECT_NE(message.find("the object has been modified"), std::string::npos) << message;
+  // Before the throw the node was re-read: the cache holds the server's.
+  const auto node = state_->node("gpu-1");
+  EXPECT_EQ(node->resource_version(), current);
+  EXPECT_EQ(*node->annotation("other"), "writer");
+  EXPECT_FALSE(node->annotation("mine"));
+  EXPECT_FALSE(server_object("Node", "", "gpu-1")["metadata"]["annotations"].HasMember("mine"));
+}
+
+TEST_F(KubeClusterWrites, NodeLockBetweenTwoHosts) {
+  auto other = start();
+  const auto now = [] { return static_cast<int64_t>(std::time(nullptr)); };
+  cluster::NodeLocker a(*state_, now);
+  cluster::NodeLocker b(*other, now);
+  a.lock("gpu-1", "ml", "p1");
+  // b may or may not have seen a's lock yet: its conditional write fails
+  // on the stale version and its retry finds the lock either way.
+  try {
+    b.lock("gpu-1", "ml", "p2");
+    FAIL() << "both hosts acquired the lock";
+  } catch (const cluster::NodeLockError& e) {
+    EXPECT_TRUE(e.contention()) << e.what();
+  }
+  const auto held = server_object("Node", "", "gpu-1");
+  const std::string value = held["metadata"]["annotations"]["hami.io/mutex.lock"].GetString();
+  EXPECT_TRUE(std::regex_match(value, std::regex(R"(\d{4}-\d\d-\d\dT\d\d:\d\d:\d\dZ,ml,p1)")))
+      << value;
+  // Releasing for another pod leaves the lock alone.
+  ASSERT_TRUE(eventually(
+      [&] { return other->node("gpu-1")->annotation(cluster::kNodeLockAnnotation).has_value(); }));
+  EXPECT_FALSE(b.release("gpu-1", "ml", "p2"));
+  EXPECT_EQ(server_object("Node", "", "gpu-1")["metadata"]["annotations"]["hami.io/mutex.lock"]
+                .GetString(),
+            value);
+  EXPECT_TRUE(a.release("gpu-1", "ml", "p1"));
+  EXPECT_FALSE(server_object("Node", "", "gpu-1")["metadata"]["annotations"].HasMember(
+      "hami.io/mutex.lock"));
+  // Now the other host can take it.
+  ASSERT_TRUE(eventually(
+      [&] { return !other->node("gpu-1")->annotation(cluster::kNodeLockAnnotation).has_value(); }));
+  b.lock("gpu-1", "ml", "p2");
+  EXPECT_TRUE(eventually([&] {
+    const auto v = state_->node("gpu-1")->annotation(cluster::kNodeLockAnnotation);
+    return v && v->ends_with(",ml,p2");
+  }));
+}
+
+TEST_F(KubeClusterWrites, BindStoresThePodAsBound) {
+  testing::RecordingWatcher watcher;
+  state_->watch(watcher);
+  watcher.clear();
+  server_.clear_requests();
+  state_->bind("ml", "p1", "uid-1", "gpu-1");
+  EXPECT_EQ(state_->pod("ml", "p1")->node_name, "gpu-1");
+  ASSERT_FALSE(watcher.matching("pod+ ml/p1").empty());
+  EXPECT_STREQ(server_object("Pod", "ml", "p1")["spec"]["nodeName"].GetString(), "gpu-1");
+  const auto sent = testing::requests_to(server_, "POST", "/api/v1/namespaces/ml/pods/p1/binding");
+  ASSERT_EQ(sent.size(), 1U);
+  EXPECT_EQ(sent[0].body, binding_body("ml", "p1", "uid-1", "gpu-1"));
+  EXPECT_EQ(sent[0].status, 201);
+  // A retried bind to the same node is a success…
+  state_->bind("ml", "p1", "uid-1", "gpu-1");
+  // …to another node a Conflict with the server's message.
+  std::string message;
+  EXPECT_EQ(kind_of([&] { state_->bind("ml", "p1", "uid-1", "gpu-2"); }, &message),
+            ErrorKind::Conflict);
+  EXPECT_NE(message.find("is already assigned to node \"gpu-1\""), std::string::npos) << message;
+  EXPECT_EQ(state_->pod("ml", "p1")->node_name, "gpu-1");
+  state_->unwatch(watcher);
+}
+
+TEST_F(KubeClusterWrites, BindPreconditionsAndMissingPod) {
+  std::string message;
+  EXPECT_EQ(kind_of([&] { state_->bind("ml", "p2", "not-the-uid", "gpu-1"); }, &message),
+            ErrorKind::Conflict);
+  EXPECT_NE(message.find("not-the-uid"), std::string::npos) << message;
+  EXPECT_EQ(state_->pod("ml", "p2")->node_name, "");
+  EXPECT_FALSE(server_object("Pod", "ml", "p2")["spec"].HasMember("nodeName"));
+  EXPECT_EQ(kind_of([&] { state_->bind("ml", "absent", "", "gpu-1"); }), ErrorKind::NotFound);
+  server_.fail_next("POST", "/api/v1/namespaces/ml/pods/p2/binding", 500);
+  EXPECT_EQ(kind_of([&] { state_->bind("ml", "p2", "uid-2", "gpu-1"); }), ErrorKind::Unavailable);
+}
+
+// The body the server recorded, rebuilt from its own name and time: equal
+// byte for byte to what write_bodies produces for that stamp.
+void expect_event(const hami::testing::RecordedRequest& sent, const cluster::Event& event,
+                  bool core, const std::string& resource_version) {
+  const auto doc = testing::parse(sent.body);
+  const std::string name = doc["metadata"]["name"].GetString();
+  ASSERT_TRUE(std::regex_match(name, std::regex(event.name + R"(\.[0-9a-f]{16})"))) << name;
+  EventStamp stamp;
+  stamp.name = name;
+  stamp.unix_nanos =
+      static_cast<int64_t>(std::stoull(name.substr(event.name.size() + 1), nullptr, 16));
+  stamp.component = "hami-scheduler";
+  stamp.instance = "test-host";
+  stamp.resource_version = resource_version;
+  EXPECT_EQ(sent.body,
+            core ? core_v1_event_body(event, stamp) : events_v1_event_body(event, stamp));
+  EXPECT_EQ(sent.status, 201);
+}
+
+cluster::Event scheduling_event() {
+  cluster::Event e;
+  e.kind = "Pod";
+  e.namespace_ = "ml";
+  e.name = "p1";
+  e.uid = "uid-1";
+  e.type = "Warning";
+  e.reason = "FilteringFailed";
+  e.message = "no node fits";
+  return e;
+}
+
+TEST_F(KubeClusterWrites, EventsV1Recorded) {
+  server_.clear_requests();
+  state_->record_event(scheduling_event());
+  const auto sent =
+      testing::requests_to(server_, "POST", "/apis/events.k8s.io/v1/namespaces/ml/events");
+  ASSERT_EQ(sent.size(), 1U);
+  EXPECT_EQ(sent[0].content_type, "application/json");
+  expect_event(sent[0], scheduling_event(), false, "");
+  EXPECT_EQ(server_.objects("Event").size(), 1U);
+}
+
+TEST_F(KubeClusterWrites, CoreV1EventsAndFailuresSwallowed) {
+  auto options = testing::fast_options();
+  options.core_v1_events = true;
+  auto core = start(options);
+  server_.clear_requests();
+  core->record_event(scheduling_event());
+  const auto sent = testing::requests_to(server_, "POST", "/api/v1/namespaces/ml/events");
+  ASSERT_EQ(sent.size(), 1U);
+  expect_event(sent[0], scheduling_event(), true, core->pod("ml", "p1")->resource_version);
+
+  server_.fail_next("POST", "/api/v1/namespaces/ml/events", 500);
+  EXPECT_NO_THROW(core->record_event(scheduling_event()));
+  server_.set_refusing(true);
+  EXPECT_NO_THROW(state_->record_event(scheduling_event()));
+  server_.set_refusing(false);
+}
+
+}  // namespace
+}  // namespace hami::kube

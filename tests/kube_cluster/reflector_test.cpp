@@ -1,0 +1,194 @@
+// Reflector alone against the fake API server: bookmarks, selectors,
+// ERROR events and 410 replies.
+#include "kube/reflector.hpp"
+
+#include <gtest/gtest.h>
+
+#include <mutex>
+
+#include "cluster_env.hpp"
+#include "kube/watch_event.hpp"
+#include "recording_watcher.hpp"
+
+namespace hami::kube {
+namespace {
+
+using namespace std::chrono_literals;
+using hami::testing::FakeApiServer;
+using testing::eventually;
+
+// What the handlers were told, as text.
+struct Journal {
+  mutable std::mutex mu;
+  std::vector<std::string> entries;
+  std::vector<std::string> statuses;
+
+  void add(std::string e) {
+    std::lock_guard guard(mu);
+    entries.push_back(std::move(e));
+  }
+  std::vector<std::string> get() const {
+    std::lock_guard guard(mu);
+    return entries;
+  }
+  std::vector<std::string> status_log() const {
+    std::lock_guard guard(mu);
+    return statuses;
+  }
+
+  ReflectorHandlers handlers() {
+    ReflectorHandlers h;
+    h.replace = [this](Relist& r) {
+      std::string e = "replace";
+      for (const auto& o : r.objects.GetArray())
+        e += " " + object_key(o);
+      for (const auto& d : r.deleted)
+        e += " -" + d;
+      add(e);
+    };
+    h.added = [this](const rapidjson::Value& o) { add("added " + object_key(o)); };
+    h.modified = [this](const rapidjson::Value& o) { add("modified " + object_key(o)); };
+    h.deleted = [this](const rapidjson::Value& o) { add("deleted " + object_key(o)); };
+    h.status = [this](const ReflectorStatus& s) {
+      std::lock_guard guard(mu);
+      statuses.push_back((s.synced ? "synced " : "unsynced ") + s.error);
+    };
+    return h;
+  }
+};
+
+ReflectorOptions pod_options() {
+  ReflectorOptions o;
+  o.name = "pods";
+  o.path = "/api/v1/pods";
+  o.page_size = 2;
+  o.watch_timeout = 30s;
+  o.backoff_initial = 20ms;
+  o.backoff_max = 200ms;
+  return o;
+}
+
+std::vector<hami::testing::RecordedRequest> pod_watches(const FakeApiServer& server) {
+  std::vector<hami::testing::RecordedRequest> out;
+  for (auto& r : testing::requests_to(server, "GET", "/api/v1/pods")) {
+    if (r.watch)
+      out.push_back(std::move(r));
+  }
+  return out;
+}
+
+class ReflectorTest : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    for (const char* p : {"a", "b", "c"})
+      server_.apply(testing::pod_object("ml", p, std::string("uid-") + p));
+  }
+  FakeApiServer server_;
+  Journal journal_;
+};
+
+TEST_F(ReflectorTest, BookmarkKeepsTheVersionSoNothingIsReplayed) {
+  Reflector reflector(testing::client_for(server_.url()), pod_options(), journal_.handlers());
+  reflector.start();
+  ASSERT_TRUE(eventually([&] { return reflector.status().synced; }));
+  ASSERT_TRUE(server_.wait_open_watches(1, 5s));
+  EXPECT_EQ(journal_.get(), (std::vector<std::string>{"replace ml/a ml/b ml/c"}));
+  server_.apply(testing::pod_object("ml", "d", "uid-d"));
+  ASSERT_TRUE(eventually([&] { return journal_.get().size() == 2; }));
+  // Writes to other kinds move the store's revision past the last pod event.
+  server_.apply(testing::namespace_object("x"));
+  server_.apply(testing::namespace_object("y"));
+  const std::string revision = std::to_string(server_.revision());
+  server_.send_bookmarks();
+  ASSERT_TRUE(eventually([&] { return reflector.resource_version() == revision; }))
+      << reflector.resource_version();
+  server_.clear_requests();
+  server_.drop_watches();
+  ASSERT_TRUE(eventually([&] { return !pod_watches(server_).empty(); }));
+  const auto rewatch = pod_watches(server_);
+  EXPECT_TRUE(rewatch[0].query.starts_with("watch=1&resourceVersion=" + revision + "&"))
+      << rewatch[0].query;
+  server_.apply(testing::pod_object("ml", "e", "uid-e"));
+  ASSERT_TRUE(eventually([&] { return journal_.get().size() == 3; }));
+  EXPECT_EQ(journal_.get(),
+            (std::vector<std::string>{"replace ml/a ml/b ml/c", "added ml/d", "added ml/e"}));
+  // The drop was reported, then cleared by the healthy re-watch.
+  EXPECT_EQ(reflector.status().error, "");
+}
+
+TEST_F(ReflectorTest, FieldSelectorNarrowsListAndWatch) {
+  auto options = pod_options();
+  options.field_selector = "metadata.name=b";
+  Reflector reflector(testing::client_for(server_.url()), options, journal_.handlers());
+  reflector.start();
+  ASSERT_TRUE(eventually([&] { return reflector.status().synced; }));
+  ASSERT_TRUE(server_.wait_open_watches(1, 5s));
+  EXPECT_EQ(journal_.get(), (std::vector<std::string>{"replace ml/b"}));
+  const auto lists = testing::requests_to(server_, "GET", "/api/v1/pods");
+  ASSERT_EQ(lists.size(), 2U);
+  EXPECT_EQ(lists[0].query, "limit=2&fieldSelector=metadata.name%3Db");
+  EXPECT_TRUE(lists[1].query.ends_with("&fieldSelector=metadata.name%3Db")) << lists[1].query;
+  server_.apply(testing::pod_object("ml", "a", "uid-a", "", R"({"x":"1"})"));
+  server_.apply(testing::pod_object("ml", "b", "uid-b", "", R"({"x":"1"})"));
+  ASSERT_TRUE(eventually([&] { return journal_.get().size() == 2; }));
+  EXPECT_EQ(journal_.get()[1], "modified ml/b");
+}
+
+TEST_F(ReflectorTest, ErrorEventBacksOffAndRewatchesWithoutRelist) {
+  Reflector reflector(testing::client_for(server_.url()), pod_options(), journal_.handlers());
+  reflector.start();
+  ASSERT_TRUE(eventually([&] { return reflector.status().synced; }));
+  ASSERT_TRUE(server_.wait_open_watches(1, 5s));
+  const std::string rv = reflector.resource_version();
+  server_.clear_requests();
+  server_.send_watch_error(500, "InternalError", "boom");
+  ASSERT_TRUE(eventually([&] { return !pod_watches(server_).empty(); }));
+  EXPECT_TRUE(pod_watches(server_)[0].query.starts_with("watch=1&resourceVersion=" + rv + "&"));
+  const auto statuses = journal_.status_log();
+  EXPECT_NE(std::find(statuses.begin(), statuses.end(),
+                      "synced watch failed (attempt 1): ERROR event 500 InternalError: boom"),
+            statuses.end())
+      << ::testing::PrintToString(statuses);
+  for (const auto& r : testing::requests_to(server_, "GET", "/api/v1/pods"))
+    EXPECT_TRUE(r.watch) << "relisted: " << r.query;
+}
+
+TEST_F(ReflectorTest, GoneWatchRelistsAndReportsDeletions) {
+  Reflector reflector(testing::client_for(server_.url()), pod_options(), journal_.handlers());
+  reflector.start();
+  ASSERT_TRUE(eventually([&] { return reflector.status().synced; }));
+  ASSERT_TRUE(server_.wait_open_watches(1, 5s));
+  // The next watch is refused with HTTP 410 (not an ERROR event).
+  server_.set_refusing(true);
+  server_.drop_watches();
+  server_.remove("Pod", "ml", "a");
+  server_.fail_next("GET", "/api/v1/pods", 410, 1);
+  server_.set_refusing(false);
+  ASSERT_TRUE(eventually([&] { return journal_.get().size() >= 2; }))
+      << ::testing::PrintToString(journal_.get());
+  EXPECT_EQ(journal_.get()[1], "replace ml/b ml/c -ml/a");
+}
+
+TEST(ReflectorStop, StopIsPromptDuringBackoff) {
+  std::string url;
+  {
+    FakeApiServer gone;
+    url = gone.url();
+  }
+  auto options = pod_options();
+  options.backoff_initial = 10s;
+  options.backoff_max = 10s;
+  Journal journal;
+  Reflector reflector(testing::client_for(url), options, journal.handlers());
+  reflector.start();
+  ASSERT_TRUE(eventually([&] { return reflector.status().attempts >= 1; }));
+  EXPECT_TRUE(reflector.status().error.starts_with("list failed (attempt 1): "))
+      << reflector.status().error;
+  const auto before = std::chrono::steady_clock::now();
+  reflector.stop();
+  EXPECT_LT(std::chrono::steady_clock::now() - before, 1s);
+  EXPECT_FALSE(reflector.status().synced);
+}
+
+}  // namespace
+}  // namespace hami::kube
