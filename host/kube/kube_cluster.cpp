@@ -77,6 +77,7 @@ struct KubernetesClusterState::Impl {
 
   std::array<std::unique_ptr<Reflector>, kCacheCount> reflectors;
 
+  std::mutex listener_order_mu;
   mutable std::mutex sync_mu;
   mutable std::condition_variable sync_cv;
   std::array<ReflectorStatus, kCacheCount> statuses;
@@ -112,6 +113,20 @@ struct KubernetesClusterState::Impl {
   }
 
   void status_changed(size_t index, const ReflectorStatus& status) {
+    update_sync([&] { statuses[index] = status; });
+  }
+
+  // "not started" → the per-cache detail.
+  void started() {
+    update_sync([] {});
+  }
+
+  // Applies `change` to the cache statuses, recomputes, and tells the
+  // listeners (outside the lock) when synced/detail changed.
+  template <typename Change>
+  void update_sync(Change change) {
+    // Held across compute and delivery, so listeners see changes in order.
+    std::lock_guard order(listener_order_mu);
     std::vector<std::function<void(bool, const std::string&)>> to_call;
     bool now_synced = false;
     std::string now_detail;
@@ -119,7 +134,7 @@ struct KubernetesClusterState::Impl {
       std::lock_guard guard(sync_mu);
       const bool was_synced = synced;
       const std::string was_detail = detail;
-      statuses[index] = status;
+      change();
       recompute();
       if (synced == was_synced && detail == was_detail)
         return;
@@ -227,10 +242,7 @@ KubernetesClusterState::~KubernetesClusterState() {
 }
 
 void KubernetesClusterState::start() {
-  {
-    std::lock_guard guard(impl_->sync_mu);
-    impl_->recompute();
-  }
+  impl_->started();
   for (auto& r : impl_->reflectors)
     r->start();
 }

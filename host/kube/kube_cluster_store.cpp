@@ -185,6 +185,15 @@ void KubeClusterStore::rejected(std::string_view kind, const Value& object, cons
 // --- pods --------------------------------------------------------------------
 
 bool KubeClusterStore::apply_pod(const Value& pod, bool force, Notes& notes) {
+  if (!force) {
+    // Most objects of a relist are unchanged: skip them before building.
+    const auto [ns, name] = split_key(object_key(pod));
+    const std::string rv = resource_version_of(pod);
+    std::lock_guard guard(mu_);
+    const auto it = pods_.find(Key{ns, name});
+    if (it != pods_.end() && !resource_version_newer(rv, it->second.record->resource_version))
+      return false;
+  }
   const rapidjson::Document doc = trimmed(pod, trim_pod);
   std::shared_ptr<const cluster::PodRecord> record;
   try {
@@ -298,6 +307,13 @@ void KubeClusterStore::mark_bound(std::string_view namespace_, std::string_view 
 // --- nodes -------------------------------------------------------------------
 
 bool KubeClusterStore::apply_node(const Value& node, Notes& notes) {
+  {
+    const std::string rv = resource_version_of(node);
+    std::lock_guard guard(mu_);
+    const auto it = nodes_.find(object_key(node));
+    if (it != nodes_.end() && !resource_version_newer(rv, it->second->resource_version()))
+      return false;
+  }
   const rapidjson::Document doc = trimmed(node, trim_node);
   std::shared_ptr<const k8s::NodeModel> model;
   try {

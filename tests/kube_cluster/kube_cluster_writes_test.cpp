@@ -139,6 +139,14 @@ TEST_F(KubeClusterWrites, NodePatchWithResourceVersion) {
               state_->patch_node_annotations("absent", {{"a", "b"}}, std::nullopt);
             }),
             ErrorKind::NotFound);
+  const auto write = [&] { state_->patch_node_annotations("gpu-1", {{"a", "b"}}, std::nullopt); };
+  server_.fail_next("PATCH", "/api/v1/nodes/gpu-1", 422);
+  EXPECT_EQ(kind_of(write), ErrorKind::Invalid);
+  server_.fail_next("PATCH", "/api/v1/nodes/gpu-1", 400);
+  EXPECT_EQ(kind_of(write), ErrorKind::Invalid);
+  server_.fail_next("PATCH", "/api/v1/nodes/gpu-1", 500);
+  EXPECT_EQ(kind_of(write), ErrorKind::Unavailable);
+  EXPECT_FALSE(state_->node("gpu-1")->annotation("a"));
 }
 
 TEST_F(KubeClusterWrites, StaleNodeVersionConflictsAndRefreshesTheCache) {
