@@ -14,13 +14,7 @@ struct TextContext {
 
 void append_text(void* ctx, const char* bytes, size_t len) noexcept {
   auto& c = *static_cast<TextContext*>(ctx);
-  c.problems->run([&] {
-    if (bytes == nullptr && len != 0) {
-      c.problems->invalid("sink append got NULL bytes with length " + std::to_string(len));
-      return;
-    }
-    c.out->append(bytes, len);
-  });
+  c.problems->run([&] { c.problems->append(*c.out, bytes, len); });
 }
 
 }  // namespace
@@ -39,6 +33,8 @@ AdmissionDecision AdmissionPluginHandle::review(const hami_admission_input& in) 
   out.struct_size = static_cast<uint32_t>(sizeof out);
   out.message = hami_sink{&message_ctx, &append_text};
   out.scheduler_name = hami_sink{&scheduler_ctx, &append_text};
+  problems.check_utf8_after(&decision.message, "message");
+  problems.check_utf8_after(&scheduler_name, "scheduler_name");
   ErrorBuffer err;
   {
     const auto lock = instance_.serialize();

@@ -23,13 +23,7 @@ SinkContext<Out>& context(void* ctx) {
 
 void append_text(void* ctx, const char* bytes, size_t len) noexcept {
   auto& c = context<std::string>(ctx);
-  c.problems->run([&] {
-    if (bytes == nullptr && len != 0) {
-      c.problems->invalid("sink append got NULL bytes with length " + std::to_string(len));
-      return;
-    }
-    c.out->append(bytes, len);
-  });
+  c.problems->run([&] { c.problems->append(*c.out, bytes, len); });
 }
 
 hami_sink text_sink(SinkContext<std::string>& ctx) {
@@ -302,6 +296,7 @@ FitResult DevicePluginHandle::fit(const hami_fit_input& in, std::span<hami_fit_p
   out.picks = picks.data();
   out.picks_cap = picks.size();
   out.reason = text_sink(reason);
+  problems.check_utf8_after(&result.reason, "fit reason");
   ErrorBuffer err;
   {
     const auto lock = instance_.serialize();
@@ -351,6 +346,7 @@ std::string DevicePluginHandle::encode_allocation(
   std::string result;
   CallProblems problems;
   SinkContext<std::string> ctx{&result, &problems};
+  problems.check_utf8_after(&result, "allocation annotation");
   ErrorBuffer err;
   {
     const auto lock = instance_.serialize();

@@ -2,11 +2,15 @@
 
 #include <algorithm>
 
+#include "plugins/plugin_text.hpp"
+
 namespace hami::host {
 
 std::string ErrorBuffer::message() const {
   const auto end = std::find(buffer_.begin(), buffer_.end(), '\0');
-  return std::string(buffer_.begin(), end);
+  // Shown in logs and replies: never pass on bytes that are not UTF-8.
+  return sanitized_utf8(
+      std::string_view(buffer_.data(), static_cast<std::size_t>(end - buffer_.begin())));
 }
 
 void CallProblems::invalid(std::string what) noexcept {
@@ -22,12 +26,42 @@ std::string CallProblems::text(hami_str s, const char* what) {
     }
     return {};
   }
-  return std::string(s.ptr, s.len);
+  if (s.len > kMaxPluginText) {
+    invalid(std::string(what) + " is " + std::to_string(s.len) + " bytes, over the limit of " +
+            std::to_string(kMaxPluginText));
+    return {};
+  }
+  const std::string_view view(s.ptr, s.len);
+  if (const auto bad = first_invalid_utf8(view)) {
+    invalid(std::string(what) + " is not valid UTF-8 (byte " + std::to_string(*bad) + ")");
+    return {};
+  }
+  return std::string(view);
 }
 
-void CallProblems::report(const PluginInstance& plugin, std::string_view function) const {
+void CallProblems::append(std::string& out, const char* bytes, std::size_t len) {
+  if (bytes == nullptr && len != 0) {
+    invalid("sink append got NULL bytes with length " + std::to_string(len));
+    return;
+  }
+  if (len > kMaxPluginText - std::min(out.size(), kMaxPluginText)) {
+    invalid("sink output grows over the limit of " + std::to_string(kMaxPluginText) + " bytes");
+    return;
+  }
+  out.append(bytes, len);
+}
+
+void CallProblems::check_utf8_after(const std::string* text, const char* what) {
+  utf8_checks_.emplace_back(text, what);
+}
+
+void CallProblems::report(const PluginInstance& plugin, std::string_view function) {
   if (host_error_) {
     std::rethrow_exception(host_error_);
+  }
+  for (const auto& [text, what] : utf8_checks_) {
+    if (const auto bad = first_invalid_utf8(*text))
+      invalid(std::string(what) + " is not valid UTF-8 (byte " + std::to_string(*bad) + ")");
   }
   if (!invalid_.empty()) {
     throw_invalid_output(plugin, function, invalid_);

@@ -9,6 +9,7 @@
 #include <string>
 #include <string_view>
 #include <utility>
+#include <vector>
 
 #include "hami/plugin.h"
 #include "plugins/plugin_errors.hpp"
@@ -48,16 +49,26 @@ class CallProblems {
   // length, an undersized struct, …).
   void invalid(std::string what) noexcept;
 
-  // A borrowed plugin string as std::string; records {NULL, n > 0}.
+  // A borrowed plugin string as std::string; records {NULL, n > 0}, a
+  // string over kMaxPluginText and invalid UTF-8 (and then returns "").
   std::string text(hami_str s, const char* what);
+
+  // A sink append: records NULL bytes with a length and output growing
+  // over kMaxPluginText (the bytes are then dropped).
+  void append(std::string& out, const char* bytes, std::size_t len);
+
+  // Sink output `text` (which must outlive the call) is checked for valid
+  // UTF-8 once the call is over: appends may split a character.
+  void check_utf8_after(const std::string* text, const char* what);
 
   // After the call: rethrows a host-side exception, or throws
   // PluginCallError(HAMI_INTERNAL) for invalid plugin output.
-  void report(const PluginInstance& plugin, std::string_view function) const;
+  void report(const PluginInstance& plugin, std::string_view function);
 
  private:
   std::exception_ptr host_error_;
   std::string invalid_;
+  std::vector<std::pair<const std::string*, const char*>> utf8_checks_;
 };
 
 // "<plugin>.<function>: <what>".

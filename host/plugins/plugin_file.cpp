@@ -1,5 +1,8 @@
 #include "plugins/plugin_file.hpp"
 
+#include <sys/stat.h>
+#include <unistd.h>
+
 #include <cstdio>
 #include <string>
 #include <system_error>
@@ -98,6 +101,24 @@ void check_plugin_file_security(const LoaderOptions& options, const PluginSpec& 
       throw PluginLoadError(PluginErrorKind::CannotOpen, describe(spec) + " (" + file.string() +
                                                              "): cannot stat " + path.string() +
                                                              ": " + ec.message());
+    }
+    // Owned by root or by the user this host runs as: any other owner can
+    // replace the code the host runs.
+    struct stat st {};
+    if (::stat(path.c_str(), &st) == 0 && st.st_uid != 0 && st.st_uid != ::geteuid()) {
+      const std::string what = (path == file ? "the plugin file " : "the directory ") +
+                               path.string() + " is owned by uid " + std::to_string(st.st_uid) +
+                               ", neither root nor the service user (uid " +
+                               std::to_string(::geteuid()) + ")";
+      if (!options.allow_writable) {
+        throw PluginLoadError(PluginErrorKind::InsecureFile,
+                              describe(spec) + " (" + file.string() + "): " + what +
+                                  "; refusing to load it (allowWritable permits this for "
+                                  "development)");
+      }
+      services.log(HAMI_LOG_WARN, "plugins",
+                   describe(spec) + " (" + file.string() + "): " + what +
+                       "; loading anyway because allowWritable is set");
     }
     const fs::perms perms = status.permissions();
     const bool writable =

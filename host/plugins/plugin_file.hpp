@@ -16,8 +16,9 @@ namespace hami::host {
 std::filesystem::path resolve_plugin_file(const LoaderOptions& options, const PluginSpec& spec);
 
 // Refuses (PluginLoadError InsecureFile) a plugin file, or any directory
-// from the plugin directory down to it, that is group- or world-writable —
-// anyone who can write there can run code in the host. With
+// from the plugin directory down to it, that is group- or world-writable or
+// owned by anyone but root or the user the host runs as — anyone who can
+// write there can run code in the host. With
 // options.allow_writable it logs a warning instead.
 void check_plugin_file_security(const LoaderOptions& options, const PluginSpec& spec,
                                 const std::filesystem::path& file, const HostServices& services);

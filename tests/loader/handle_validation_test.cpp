@@ -14,6 +14,7 @@
 #include "plugin_test_support.hpp"
 #include "plugins/plugin_errors.hpp"
 #include "plugins/plugin_loader.hpp"
+#include "plugins/plugin_text.hpp"
 
 namespace hami::test {
 namespace {
@@ -260,6 +261,71 @@ TEST_F(HandleValidation, NullBytesAppendedToASink) {
   const auto e = call_error([&] { (void)admission("null_append").review(in); });
   EXPECT_THAT(e.what(), HasSubstr("liar.review: invalid output: sink append got NULL bytes with "
                                   "length 3"));
+}
+
+// Text a plugin hands over must be valid UTF-8 and of a sane size: it ends
+// up in JSON replies, annotations and logs.
+TEST_F(HandleValidation, InvalidUtf8InABorrowedString) {
+  const auto handle = device("bad_utf8_string");
+  const auto e = call_error([&] { (void)handle.decode_node(in_.node); });
+  EXPECT_EQ(e.status(), HAMI_INTERNAL);
+  EXPECT_STREQ(e.what(),
+               "liar.decode_node: invalid output: device type is not valid UTF-8 (byte 1)");
+}
+
+TEST_F(HandleValidation, SurrogateInTheFitReason) {
+  const auto handle = device("bad_utf8_reason");
+  const auto e = call_error([&] { (void)handle.fit(in_.fit, in_.picks); });
+  EXPECT_STREQ(e.what(), "liar.fit: invalid output: fit reason is not valid UTF-8 (byte 4)");
+}
+
+TEST_F(HandleValidation, InvalidUtf8InASink) {
+  hami_admission_host host{};
+  host.struct_size = sizeof host;
+  const hami_admission_input in{sizeof(hami_admission_input), &in_.pod, {"s", 1}, 0, &host};
+  const auto e = call_error([&] { (void)admission("bad_utf8_message").review(in); });
+  EXPECT_STREQ(e.what(), "liar.review: invalid output: message is not valid UTF-8 (byte 3)");
+}
+
+TEST_F(HandleValidation, CharacterSplitOverTwoAppendsIsValid) {
+  hami_admission_host host{};
+  host.struct_size = sizeof host;
+  const hami_admission_input in{sizeof(hami_admission_input), &in_.pod, {"s", 1}, 0, &host};
+  const auto decision = admission("split_utf8_message").review(in);
+  EXPECT_EQ(decision.message, "caf\xC3\xA9");
+}
+
+TEST_F(HandleValidation, OversizedSinkOutput) {
+  hami_admission_host host{};
+  host.struct_size = sizeof host;
+  const hami_admission_input in{sizeof(hami_admission_input), &in_.pod, {"s", 1}, 0, &host};
+  const auto e = call_error([&] { (void)admission("huge_message").review(in); });
+  EXPECT_STREQ(e.what(),
+               "liar.review: invalid output: sink output grows over the limit of 1048576 bytes");
+}
+
+TEST_F(HandleValidation, OversizedAllocationAnnotation) {
+  const auto handle = device("huge_annotation");
+  const auto e = call_error([&] { (void)handle.encode_allocation({}); });
+  EXPECT_STREQ(e.what(),
+               "liar.encode_allocation: invalid output: sink output grows over the "
+               "limit of 1048576 bytes");
+}
+
+TEST(PluginText, Utf8Validation) {
+  using host::first_invalid_utf8;
+  EXPECT_EQ(first_invalid_utf8(""), std::nullopt);
+  EXPECT_EQ(first_invalid_utf8("plain ascii"), std::nullopt);
+  EXPECT_EQ(first_invalid_utf8("caf\xC3\xA9 \xE2\x82\xAC \xF0\x9F\x98\x80"), std::nullopt);
+  EXPECT_EQ(first_invalid_utf8("\xF4\x8F\xBF\xBF"), std::nullopt);  // U+10FFFF
+  EXPECT_EQ(first_invalid_utf8("a\xFF"), 1u);
+  EXPECT_EQ(first_invalid_utf8("ab\xC0\xAF"), 2u);        // overlong '/'
+  EXPECT_EQ(first_invalid_utf8("\xE0\x80\xAF"), 0u);      // overlong
+  EXPECT_EQ(first_invalid_utf8("\xED\xA0\x80"), 0u);      // surrogate
+  EXPECT_EQ(first_invalid_utf8("\xF4\x90\x80\x80"), 0u);  // above U+10FFFF
+  EXPECT_EQ(first_invalid_utf8("ok\xE2\x82"), 2u);        // truncated
+  EXPECT_EQ(first_invalid_utf8("\x80"), 0u);              // lone continuation
+  EXPECT_EQ(host::sanitized_utf8("a\xFF" "b\xC3\xA9"), "a?b\xC3\xA9");
 }
 
 }  // namespace

@@ -2,6 +2,7 @@
 // directories others can write to (unless allowWritable says so).
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
+#include <unistd.h>
 
 #include <filesystem>
 #include <string>
@@ -124,6 +125,33 @@ TEST_F(LoaderSecurity, SubdirectoryInsideIsAccepted) {
   dir_.add(HAMI_FIXTURE_OK_NOOP, "vendor/noop.so");
   const auto handle = load("vendor/noop.so");
   EXPECT_EQ(handle.info().name, "ok_noop");
+}
+
+// Owned by someone other than root or the service user: refused. Needs
+// root to hand the file to another user.
+TEST_F(LoaderSecurity, FileOwnedByAnotherUserIsRefused) {
+  if (::geteuid() != 0)
+    GTEST_SKIP() << "changing a file's owner needs root";
+  const fs::path file = dir_.add(HAMI_FIXTURE_OK_NOOP);
+  ASSERT_EQ(::chown(file.c_str(), 65534, 65534), 0);
+  const auto e = error_for(HAMI_FIXTURE_OK_NOOP);
+  EXPECT_EQ(e.kind(), PluginErrorKind::InsecureFile);
+  EXPECT_THAT(e.what(), HasSubstr("is owned by uid 65534, neither root nor the service user"));
+  // The development override loads it with a warning.
+  const auto handle = load(HAMI_FIXTURE_OK_NOOP, true);
+  EXPECT_EQ(handle.info().name, "ok_noop");
+}
+
+TEST_F(LoaderSecurity, SubdirectoryOwnedByAnotherUserIsRefused) {
+  if (::geteuid() != 0)
+    GTEST_SKIP() << "changing a directory's owner needs root";
+  dir_.add(HAMI_FIXTURE_OK_NOOP, "vendor/noop.so");
+  ASSERT_EQ(::chown((dir_.path() / "vendor").c_str(), 65534, 65534), 0);
+  const auto e = error_for("vendor/noop.so");
+  EXPECT_EQ(e.kind(), PluginErrorKind::InsecureFile);
+  EXPECT_THAT(e.what(),
+              HasSubstr("the directory " + fs::canonical(dir_.path() / "vendor").string() +
+                        " is owned by uid 65534"));
 }
 
 }  // namespace
