@@ -5,12 +5,14 @@
 #include <openssl/pem.h>
 
 #include <atomic>
+#include <sstream>
 #include <stop_token>
 #include <thread>
 #include <vector>
 
 #include "fake_apiserver.hpp"
 #include "kube/api_client.hpp"
+#include "log/logger.hpp"
 #include "server/openssl_handles.hpp"
 #include "server/self_signed.hpp"
 
@@ -111,6 +113,21 @@ TEST_F(ApiTlsTest, InsecureSkipVerifyAcceptsAnyCertificate) {
   c.insecure_skip_verify = true;
   ApiClient client(c);
   EXPECT_EQ(client.get("/api/v1/nodes").status, 200);
+}
+
+TEST_F(ApiTlsTest, InsecureSkipVerifyIsLoggedAsAWarning) {
+  std::ostringstream out;
+  const log::Logger logger(log::Level::info, log::Format::text, &out);
+  ApiConfig c = config();
+  c.insecure_skip_verify = true;
+  ApiClient client(c, &logger);
+  EXPECT_NE(out.str().find("kubernetes API server certificate is not verified"), std::string::npos)
+      << out.str();
+  EXPECT_NE(out.str().find("origin=tls-test"), std::string::npos) << out.str();
+  std::ostringstream quiet;
+  const log::Logger quiet_logger(log::Level::info, log::Format::text, &quiet);
+  ApiClient verified(config(), &quiet_logger);
+  EXPECT_EQ(quiet.str(), "");
 }
 
 TEST_F(ApiTlsTest, ClientCertificateFromPem) {
