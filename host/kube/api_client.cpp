@@ -149,9 +149,11 @@ struct ApiClient::Impl {
   void authorize(Poco::Net::HTTPRequest& request) const;
   void throttle();
   // Whether a failed reply is worth another attempt; waits when it is.
+  // With a stoppable `stop` (watches) the wait goes in slices of at most a
+  // second and a stop ends it early; the caller then sees stop requested.
   bool retry_after_failure(int status, std::optional<std::chrono::seconds> retry_after,
                            int attempts, bool& reauthenticated, std::string_view method,
-                           const std::string& target);
+                           const std::string& target, const std::stop_token& stop = {});
   [[noreturn]] void transport_failure(std::string_view method, const std::string& target,
                                       const std::exception& e) const;
 
@@ -353,7 +355,8 @@ ApiClient::Impl::Reply ApiClient::Impl::exchange(std::string_view method, const 
 bool ApiClient::Impl::retry_after_failure(int status,
                                           std::optional<std::chrono::seconds> retry_after,
                                           int attempts, bool& reauthenticated,
-                                          std::string_view method, const std::string& target) {
+                                          std::string_view method, const std::string& target,
+                                          const std::stop_token& stop) {
   if (status == 401 && config.token && !reauthenticated) {
     // The token may have been rotated since it was read: re-read and resend
     // once; a second 401 is the caller's to see.
@@ -373,8 +376,14 @@ bool ApiClient::Impl::retry_after_failure(int status,
                                                    {"retry_after_s", std::to_string(wait.count())},
                                                    {"attempt", std::to_string(attempts)}});
   }
-  if (wait.count() > 0)
-    sleeper(std::chrono::duration_cast<std::chrono::milliseconds>(wait));
+  auto left = std::chrono::duration_cast<std::chrono::milliseconds>(wait);
+  const std::chrono::milliseconds slice =
+      stop.stop_possible() ? std::chrono::milliseconds(1000) : left;
+  while (left.count() > 0 && !stop.stop_requested()) {
+    const auto step = std::min(left, slice);
+    sleeper(step);
+    left -= step;
+  }
   retries.fetch_add(1, std::memory_order_relaxed);
   return true;
 }
@@ -507,9 +516,9 @@ void ApiClient::watch(std::string_view path_and_query,
       std::optional<std::chrono::seconds> retry_after;
       if (response.has("Retry-After"))
         retry_after = parse_retry_after(response.get("Retry-After"));
-      if (impl_->retry_after_failure(status, retry_after, attempts, reauthenticated, "GET",
-                                     target)) {
-        continue;
+      if (impl_->retry_after_failure(status, retry_after, attempts, reauthenticated, "GET", target,
+                                     stop)) {
+        continue;  // the loop's head returns if the wait ended by a stop
       }
       throw error_from_reply(status, response.getReason(), body, retry_after);
     }

@@ -458,15 +458,32 @@ TEST_F(ApiClientTest, WatchOpenRetriesOnRetryAfterAndReauthenticates) {
       server_.apply(pod_json("p1"));
   });
   int lines = 0;
+  std::stop_source stop;
   client.watch(
       "/api/v1/pods?watch=1&resourceVersion=" + rv,
       [&](std::string_view) {
         ++lines;
         return false;
       },
-      std::stop_token{});
+      stop.get_token());
   EXPECT_EQ(lines, 1);
-  EXPECT_EQ(sleeper_.seen(), (std::vector<milliseconds>{2000ms}));
+  // A stoppable watch waits in slices of a second.
+  EXPECT_EQ(sleeper_.seen(), (std::vector<milliseconds>{1000ms, 1000ms}));
+}
+
+TEST_F(ApiClientTest, WatchRetryWaitEndsAtStop) {
+  server_.fail_next("GET", "/api/v1/pods", 503, 1, 10);
+  std::stop_source stop;
+  std::vector<milliseconds> waits;
+  ApiClient client(config_for(server_), nullptr, [&](milliseconds d) {
+    waits.push_back(d);
+    if (waits.size() == 2)
+      stop.request_stop();
+  });
+  client.watch(
+      "/api/v1/pods?watch=1", [](std::string_view) { return true; }, stop.get_token());
+  EXPECT_EQ(waits, (std::vector<milliseconds>{1000ms, 1000ms}));
+  EXPECT_EQ(server_.requests().size(), 1u);
 }
 
 }  // namespace
