@@ -2,19 +2,15 @@
 
 #include <unistd.h>
 
-#include <algorithm>
 #include <array>
 #include <condition_variable>
-#include <map>
 #include <mutex>
 #include <utility>
 #include <vector>
 
-#include "cluster/object_records.hpp"
 #include "kube/kube_cluster_store.hpp"
 #include "kube/object_trim.hpp"
 #include "kube/reflector.hpp"
-#include "kube/watch_event.hpp"
 #include "kube/write_bodies.hpp"
 #include "log/logger.hpp"
 
@@ -202,8 +198,8 @@ struct KubernetesClusterState::Impl {
     }
   }
 
-  // Parses a reply body holding one object; nullopt (logged) when it is not
-  // JSON, which a 2xx reply of the API server never is.
+  // Parses a reply body holding one object; false (logged) when it is not
+  // a JSON object, which a 2xx reply of the API server never is.
   bool parse_reply(const ApiResponse& reply, rapidjson::Document& doc, std::string_view what) {
     doc.Parse(reply.body.data(), reply.body.size());
     if (doc.HasParseError() || !doc.IsObject()) {

@@ -169,6 +169,28 @@ TEST_F(ReflectorTest, GoneWatchRelistsAndReportsDeletions) {
   EXPECT_EQ(journal_.get()[1], "replace ml/b ml/c -ml/a");
 }
 
+TEST_F(ReflectorTest, NormalStreamEndRewatchesAtOnceFromTheSameVersion) {
+  auto options = pod_options();
+  options.watch_timeout = 1s;  // the server ends each stream after 1 or 2 s
+  Reflector reflector(testing::client_for(server_.url()), options, journal_.handlers());
+  reflector.start();
+  ASSERT_TRUE(eventually([&] { return reflector.status().synced; }));
+  const std::string rv = reflector.resource_version();
+  ASSERT_TRUE(eventually([&] { return pod_watches(server_).size() >= 2; }, 5s));
+  const auto watches = pod_watches(server_);
+  for (const auto& w : watches) {
+    EXPECT_TRUE(w.query.starts_with("watch=1&resourceVersion=" + rv + "&")) << w.query;
+    const auto at = w.query.find("timeoutSeconds=");
+    ASSERT_NE(at, std::string::npos);
+    const int seconds = std::stoi(w.query.substr(at + 15));
+    EXPECT_TRUE(seconds == 1 || seconds == 2) << w.query;
+  }
+  // Not a failure: no error reported, no relist.
+  for (const auto& s : journal_.status_log())
+    EXPECT_EQ(s.find("failed"), std::string::npos) << s;
+  EXPECT_EQ(journal_.get().size(), 1U);
+}
+
 TEST(ReflectorStop, StopIsPromptDuringBackoff) {
   std::string url;
   {
