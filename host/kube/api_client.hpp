@@ -99,9 +99,12 @@ class ApiClient {
 
   // Opens a watch (`path_and_query` carries watch=1 and the rest) and calls
   // `on_line` with every complete line of the chunked body, without the
-  // newline (or CR LF), in order; blank lines carry no event and are skipped. Returns when the
-  // server ends the stream (a normal timeoutSeconds end), when `on_line` returns false, or soon (≤
-  // 1 s) after `stop` is requested. Throws ApiError for a non-200 reply (e.g. 410) or when the
+  // newline (or CR LF), in order; blank lines carry no event and are
+  // skipped. Returns when the server ends the stream (a normal
+  // timeoutSeconds end), when `on_line` returns false, or soon (<= 1 s)
+  // after `stop` is requested; a connect or TLS handshake in progress is
+  // bounded by request_timeout instead. A stop never surfaces as an
+  // exception. Throws ApiError for a non-200 reply (e.g. 410) or when the
   // stream breaks mid-way (status 0).
   void watch(std::string_view path_and_query,
              const std::function<bool(std::string_view line)>& on_line, std::stop_token stop);
