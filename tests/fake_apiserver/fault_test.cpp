@@ -3,6 +3,7 @@
 #include <gtest/gtest.h>
 
 #include <chrono>
+#include <thread>
 
 #include "fake_apiserver.hpp"
 #include "test_client.hpp"
@@ -157,6 +158,15 @@ TEST(FakeApiServerTls, ServesHttpsWithTheCertificateOfCaPem) {
   auto added = watch.next();
   ASSERT_TRUE(added);
   EXPECT_EQ((*added)["type"], "ADDED");
+  // An idle TLS watch stays open past the server's idle checks and
+  // follows.
+  ASSERT_TRUE(server.wait_open_watches(1, 5s));
+  std::this_thread::sleep_for(350ms);
+  EXPECT_EQ(server.open_watches(), 1u);
+  const std::string rv = server.apply(node("n2"));
+  auto followed = watch.next();
+  ASSERT_TRUE(followed);
+  EXPECT_EQ((*followed)["object"]["metadata"]["resourceVersion"], rv);
   server.drop_watches();
   EXPECT_FALSE(watch.next());
   EXPECT_EQ(watch.end(), WatchReader::End::broken);

@@ -169,6 +169,18 @@ TEST(FakeApiServerList, FieldSelectors) {
   EXPECT_EQ(bad.status, 400);
   EXPECT_EQ(bad.json()["message"], "field label not supported: spec.foo");
   EXPECT_EQ(call(server.url(), "GET", "/api/v1/nodes?fieldSelector=spec.nodeName%3Dx").status, 400);
+  server.apply(node("n1"));
+  const Response schedulable =
+      call(server.url(), "GET", "/api/v1/nodes?fieldSelector=spec.unschedulable%3Dfalse");
+  ASSERT_EQ(schedulable.status, 200);
+  EXPECT_EQ(schedulable.json()["items"].size(), 1u);
+  EXPECT_EQ(call(server.url(), "GET", "/api/v1/nodes?fieldSelector=spec.unschedulable%3Dtrue")
+                .json()["items"]
+                .size(),
+            0u);
+  EXPECT_EQ(
+      call(server.url(), "GET", "/api/v1/events?fieldSelector=involvedObject.name%3Dp1").status,
+      200);
 }
 
 TEST(FakeApiServerList, LabelSelectors) {

@@ -40,6 +40,18 @@ bool field_supported(std::string_view field, const KindInfo& kind) {
   if (kind.kind == "Pod") {
     return std::find(kPodFields.begin(), kPodFields.end(), field) != kPodFields.end();
   }
+  static constexpr std::array<std::string_view, 9> kEventFields{"involvedObject.kind",
+                                                                "involvedObject.namespace",
+                                                                "involvedObject.name",
+                                                                "involvedObject.uid",
+                                                                "involvedObject.apiVersion",
+                                                                "involvedObject.resourceVersion",
+                                                                "involvedObject.fieldPath",
+                                                                "reason",
+                                                                "type"};
+  if (kind.kind == "Event") {
+    return std::find(kEventFields.begin(), kEventFields.end(), field) != kEventFields.end();
+  }
   return kind.kind == "Node" && field == "spec.unschedulable";
 }
 
@@ -136,6 +148,10 @@ bool Selector::matches(const Json& object) const {
       }
     } else {
       value = field_value(object, t.key);
+      // Booleans the server always knows: absent is false.
+      if (value->empty() && (t.key == "spec.unschedulable" || t.key == "spec.hostNetwork")) {
+        value = "false";
+      }
     }
     switch (t.op) {
       case Op::equals:

@@ -3,7 +3,9 @@
 //     Fields: metadata.name, metadata.namespace for every kind; for pods
 //     also spec.nodeName, spec.schedulerName, spec.restartPolicy,
 //     spec.serviceAccountName, spec.hostNetwork, status.phase, status.podIP,
-//     status.nominatedNodeName; for nodes spec.unschedulable.
+//     status.nominatedNodeName; for nodes spec.unschedulable; for events
+//     involvedObject.{kind,namespace,name,uid,apiVersion,resourceVersion,
+//     fieldPath}, reason, type.
 //   labelSelector: key=value, key==value, key!=value, key, !key; comma =
 //     AND. Set forms (in, notin) are not supported (400).
 #pragma once
