@@ -8,6 +8,7 @@
 #include <utility>
 #include <vector>
 
+#include "kube/event_sink.hpp"
 #include "kube/kube_cluster_store.hpp"
 #include "kube/object_trim.hpp"
 #include "kube/reflector.hpp"
@@ -81,10 +82,39 @@ struct KubernetesClusterState::Impl {
   std::string detail = "not started";
   std::vector<std::function<void(bool, const std::string&)>> listeners;
 
+  // Last: its thread uses the members above.
+  std::unique_ptr<EventSink> events;
+
   Impl(std::shared_ptr<ApiClient> c, KubeClusterOptions o)
       : client(std::move(c)), options(std::move(o)), store(options.logger) {
     if (options.instance.empty())
       options.instance = host_name();
+    events = std::make_unique<EventSink>([this](const cluster::Event& e) { post_event(e); },
+                                         options.event_queue_capacity, options.logger);
+  }
+
+  // Sends one Event (on the sink's thread); throws on failure.
+  void post_event(const cluster::Event& event) {
+    const auto now = std::chrono::system_clock::now().time_since_epoch();
+    EventStamp stamp;
+    stamp.unix_nanos = std::chrono::duration_cast<std::chrono::nanoseconds>(now).count();
+    stamp.name = event_name(event.name, stamp.unix_nanos);
+    stamp.component = event.component.empty() ? options.component : event.component;
+    stamp.instance = options.instance;
+    const std::string ns = event_namespace(event);
+    if (options.core_v1_events) {
+      if (event.kind == "Pod") {
+        if (const auto pod = store.pod(event.namespace_, event.name);
+            pod && (event.uid.empty() || pod->uid == event.uid)) {
+          stamp.resource_version = pod->resource_version;
+        }
+      }
+      client->post("/api/v1/namespaces/" + escape_segment(ns) + "/events",
+                   core_v1_event_body(event, stamp));
+    } else {
+      client->post("/apis/events.k8s.io/v1/namespaces/" + escape_segment(ns) + "/events",
+                   events_v1_event_body(event, stamp));
+    }
   }
 
   // Recomputes synced/detail from the cache statuses; caller holds sync_mu.
@@ -370,35 +400,11 @@ void KubernetesClusterState::bind(std::string_view namespace_, std::string_view 
 }
 
 void KubernetesClusterState::record_event(const cluster::Event& event) {
-  try {
-    const auto now = std::chrono::system_clock::now().time_since_epoch();
-    EventStamp stamp;
-    stamp.unix_nanos = std::chrono::duration_cast<std::chrono::nanoseconds>(now).count();
-    stamp.name = event_name(event.name, stamp.unix_nanos);
-    stamp.component = event.component.empty() ? impl_->options.component : event.component;
-    stamp.instance = impl_->options.instance;
-    const std::string ns = event_namespace(event);
-    if (impl_->options.core_v1_events) {
-      if (event.kind == "Pod") {
-        if (const auto pod = impl_->store.pod(event.namespace_, event.name);
-            pod && (event.uid.empty() || pod->uid == event.uid)) {
-          stamp.resource_version = pod->resource_version;
-        }
-      }
-      impl_->client->post("/api/v1/namespaces/" + escape_segment(ns) + "/events",
-                          core_v1_event_body(event, stamp));
-    } else {
-      impl_->client->post("/apis/events.k8s.io/v1/namespaces/" + escape_segment(ns) + "/events",
-                          events_v1_event_body(event, stamp));
-    }
-  } catch (const std::exception& e) {
-    if (impl_->options.logger) {
-      impl_->options.logger->warn("event not recorded",
-                                  {{"object", event.namespace_ + "/" + event.name},
-                                   {"reason", event.reason},
-                                   {"error", e.what()}});
-    }
-  }
+  impl_->events->submit(event);
+}
+
+bool KubernetesClusterState::flush_events(std::chrono::milliseconds timeout) {
+  return impl_->events->drain(timeout);
 }
 
 }  // namespace hami::kube

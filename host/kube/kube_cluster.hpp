@@ -10,7 +10,9 @@
 //   - bind: POST pods/{name}/binding with the uid precondition; 409
 //     "already assigned" to the same node counts as success, to another
 //     node is Conflict;
-//   - events: events.k8s.io/v1 (or core v1 when configured), best effort.
+//   - events: events.k8s.io/v1 (or core v1 when configured), best effort,
+//     posted from a background thread through a bounded queue so filter
+//     and bind never wait on them.
 // Every successful write is applied to the cache from the server's reply
 // before the call returns, so reads and watchers see it at once (the
 // ClusterState contract).
@@ -40,6 +42,8 @@ struct KubeClusterOptions {
   std::chrono::seconds watch_timeout{300};
   std::chrono::milliseconds backoff_initial{200};
   std::chrono::milliseconds backoff_max{std::chrono::seconds(30)};
+  // Events waiting to be posted (by a background thread); more are dropped.
+  size_t event_queue_capacity = 1000;
   const log::Logger* logger = nullptr;  // must outlive the cluster state
 };
 
@@ -88,7 +92,12 @@ class KubernetesClusterState final : public cluster::ClusterState {
                               std::optional<std::string_view> expected_resource_version) override;
   void bind(std::string_view namespace_, std::string_view name, std::string_view uid,
             std::string_view node) override;
+  // Queues the event (see the top of this file); never blocks on the API.
   void record_event(const cluster::Event& event) override;
+
+  // Waits up to `timeout` until every queued event has been posted (or
+  // failed); returns whether the queue drained.
+  bool flush_events(std::chrono::milliseconds timeout);
 
  private:
   struct Impl;

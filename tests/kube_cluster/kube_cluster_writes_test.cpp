@@ -277,11 +277,22 @@ cluster::Event scheduling_event() {
 TEST_F(KubeClusterWrites, EventsV1Recorded) {
   server_.clear_requests();
   state_->record_event(scheduling_event());
+  ASSERT_TRUE(state_->flush_events(5s));
   const auto sent =
       testing::requests_to(server_, "POST", "/apis/events.k8s.io/v1/namespaces/ml/events");
   ASSERT_EQ(sent.size(), 1U);
   EXPECT_EQ(sent[0].content_type, "application/json");
   expect_event(sent[0], scheduling_event(), false, "");
+  EXPECT_EQ(server_.objects("Event").size(), 1U);
+}
+
+TEST_F(KubeClusterWrites, RecordEventDoesNotWaitForASlowServer) {
+  server_.set_latency(1s);
+  const auto before = std::chrono::steady_clock::now();
+  state_->record_event(scheduling_event());
+  EXPECT_LT(std::chrono::steady_clock::now() - before, 200ms);
+  EXPECT_TRUE(state_->flush_events(5s));
+  server_.set_latency(0ms);
   EXPECT_EQ(server_.objects("Event").size(), 1U);
 }
 
@@ -291,15 +302,20 @@ TEST_F(KubeClusterWrites, CoreV1EventsAndFailuresSwallowed) {
   auto core = start(options);
   server_.clear_requests();
   core->record_event(scheduling_event());
+  ASSERT_TRUE(core->flush_events(5s));
   const auto sent = testing::requests_to(server_, "POST", "/api/v1/namespaces/ml/events");
   ASSERT_EQ(sent.size(), 1U);
   expect_event(sent[0], scheduling_event(), true, core->pod("ml", "p1")->resource_version);
 
   server_.fail_next("POST", "/api/v1/namespaces/ml/events", 500);
   EXPECT_NO_THROW(core->record_event(scheduling_event()));
+  EXPECT_TRUE(core->flush_events(5s));
   server_.set_refusing(true);
   EXPECT_NO_THROW(state_->record_event(scheduling_event()));
+  EXPECT_TRUE(state_->flush_events(5s));
   server_.set_refusing(false);
+  // One delivered, one refused by the 500, one by the refusing server.
+  EXPECT_EQ(server_.objects("Event").size(), 1U);
 }
 
 }  // namespace
