@@ -52,6 +52,20 @@ std::string compact(const Value& v) {
   return {buffer.GetString(), buffer.GetSize()};
 }
 
+// Sets spec.nodeName (creating spec when needed).
+void set_node_name(rapidjson::Document& doc, std::string_view node) {
+  auto& a = doc.GetAllocator();
+  auto spec = doc.FindMember("spec");
+  if (spec == doc.MemberEnd() || !spec->value.IsObject()) {
+    doc.RemoveMember("spec");
+    doc.AddMember("spec", Value(rapidjson::kObjectType), a);
+    spec = doc.FindMember("spec");
+  }
+  spec->value.RemoveMember("nodeName");
+  spec->value.AddMember("nodeName",
+                        Value(node.data(), static_cast<rapidjson::SizeType>(node.size()), a), a);
+}
+
 template <typename Trim>
 rapidjson::Document trimmed(const Value& object, Trim trim) {
   rapidjson::Document doc;
@@ -194,16 +208,29 @@ bool KubeClusterStore::apply_pod(const Value& pod, bool force, Notes& notes) {
     if (it != pods_.end() && !resource_version_newer(rv, it->second.record->resource_version))
       return false;
   }
-  const rapidjson::Document doc = trimmed(pod, trim_pod);
+  rapidjson::Document doc = trimmed(pod, trim_pod);
   std::shared_ptr<const cluster::PodRecord> record;
   try {
     record = cluster::make_pod_record(doc);
+    if (record->name.empty())
+      return false;
+    // spec.nodeName never changes once set, so an update without it is
+    // older than the binding stored (mark_bound) and must not unbind.
+    std::string bound_to;
+    if (record->node_name.empty()) {
+      std::lock_guard guard(mu_);
+      const auto it = pods_.find(Key{record->namespace_, record->name});
+      if (it != pods_.end() && it->second.record->uid == record->uid)
+        bound_to = it->second.record->node_name;
+    }
+    if (!bound_to.empty()) {
+      set_node_name(doc, bound_to);
+      record = cluster::make_pod_record(doc);
+    }
   } catch (const k8s::ObjectError& e) {
     rejected("Pod", pod, e.what());
     return false;
   }
-  if (record->name.empty())
-    return false;
   std::string json = compact(doc);
   std::lock_guard guard(mu_);
   auto& slot = pods_[Key{record->namespace_, record->name}];
@@ -284,16 +311,7 @@ void KubeClusterStore::mark_bound(std::string_view namespace_, std::string_view 
   doc.Parse(json.data(), json.size());
   if (doc.HasParseError() || !doc.IsObject())
     return;
-  auto& a = doc.GetAllocator();
-  auto spec = doc.FindMember("spec");
-  if (spec == doc.MemberEnd() || !spec->value.IsObject()) {
-    doc.RemoveMember("spec");
-    doc.AddMember("spec", Value(rapidjson::kObjectType), a);
-    spec = doc.FindMember("spec");
-  }
-  spec->value.RemoveMember("nodeName");
-  spec->value.AddMember("nodeName",
-                        Value(node.data(), static_cast<rapidjson::SizeType>(node.size()), a), a);
+  set_node_name(doc, node);
   Notes notes;
   // Under order_mu_ nothing else changed the pod since it was read.
   apply_pod(doc, true, notes);

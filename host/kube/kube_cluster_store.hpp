@@ -13,6 +13,10 @@
 // The same holds for a deletion: a DELETED event older than what is stored
 // (the object was re-created meanwhile) is ignored.
 //
+// Binding rule: spec.nodeName is immutable once set, so an update of the
+// same pod (same uid) without it — older than a binding stored at once by
+// mark_bound — keeps the stored node name instead of unbinding the pod.
+//
 // Objects are trimmed (kube/object_trim.hpp) before anything is kept. A
 // pod or node the models reject is logged and left out.
 #pragma once

@@ -54,9 +54,15 @@ TEST(KubeClusterStore, MarkBoundKeepsVersionAndDropsEnv) {
   EXPECT_EQ(pod->node_name, "gpu-1");
   EXPECT_EQ(pod->resource_version, "5");
   EXPECT_EQ(pod->model->view().containers[0].env_len, 0U);
+  // A watch event from before the binding (newer than what the cache had,
+  // but without spec.nodeName) does not unbind the pod.
+  store.upsert_pod(parse(pod_json("6", "", "pre-bind")), false);
+  EXPECT_EQ(store.pod("ns", "p")->node_name, "gpu-1");
+  EXPECT_EQ(*store.pod("ns", "p")->annotation("a"), "pre-bind");
   // The binding's own watch event (newer) replaces the local view.
-  store.upsert_pod(parse(pod_json("6", "gpu-1", "x")), false);
-  EXPECT_EQ(store.pod("ns", "p")->resource_version, "6");
+  store.upsert_pod(parse(pod_json("7", "gpu-1", "x")), false);
+  EXPECT_EQ(store.pod("ns", "p")->resource_version, "7");
+  EXPECT_EQ(*store.pod("ns", "p")->annotation("a"), "x");
   store.mark_bound("ns", "unknown", "gpu-1");  // no-op
   EXPECT_FALSE(store.pod("ns", "unknown"));
 }
