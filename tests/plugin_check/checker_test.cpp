@@ -1,0 +1,132 @@
+// The conformance library as hami-plugin-check uses it: isolated runs, a
+// plugin that passes, one that breaks the contract (and crashes), files that
+// are not plugins, and the report a vendor reads.
+#include <gmock/gmock.h>
+#include <gtest/gtest.h>
+
+#include <map>
+#include <string>
+#include <vector>
+
+#include "conformance/check_context.hpp"
+#include "conformance/check_runner.hpp"
+#include "conformance/plugin_under_test.hpp"
+#include "conformance/report_text.hpp"
+
+namespace hami::conformance {
+namespace {
+
+using ::testing::ElementsAre;
+using ::testing::HasSubstr;
+
+std::map<std::string, CheckResult> by_name(const std::vector<CheckResult>& results) {
+  std::map<std::string, CheckResult> out;
+  for (const CheckResult& r : results) {
+    out.emplace(r.name, r);
+  }
+  return out;
+}
+
+TEST(PluginCheck, NvidiaPassesEveryDeviceCheckInIsolation) {
+  const PluginUnderTest nvidia(NVIDIA_PLUGIN);
+  EXPECT_EQ(nvidia.kind(), HAMI_KIND_DEVICE);
+  const std::vector<CheckResult> results = run_checks(nvidia, RunOptions{});
+  EXPECT_EQ(results.size(), checks_for(HAMI_KIND_DEVICE).size());
+  for (const CheckResult& r : results) {
+    EXPECT_NE(r.outcome, Outcome::failed)
+        << r.name << ": " << (r.problems.empty() ? "" : r.problems.front());
+  }
+  EXPECT_THAT(format_totals(results), HasSubstr(" 0 failed"));
+}
+
+TEST(PluginCheck, BrokenDeviceFailsWithReadableReasons) {
+  const PluginUnderTest broken(BROKEN_DEVICE);
+  const auto results = by_name(run_checks(broken, RunOptions{}));
+  EXPECT_EQ(results.at("negotiation").outcome, Outcome::passed);
+  EXPECT_EQ(results.at("destroy-null").outcome, Outcome::passed);
+  EXPECT_EQ(results.at("device-vtable").outcome, Outcome::passed);
+
+  const CheckResult& bad_config = results.at("bad-config-rejected");
+  EXPECT_EQ(bad_config.outcome, Outcome::failed);
+  EXPECT_THAT(bad_config.problems,
+              ElementsAre("create accepted the config [] (HAMI-PLUGIN-9)",
+                          "create accepted the config not json (HAMI-PLUGIN-9)",
+                          "create accepted the config 42 (HAMI-PLUGIN-9)"));
+
+  const CheckResult& describe = results.at("device-describe");
+  EXPECT_EQ(describe.outcome, Outcome::failed);
+  EXPECT_THAT(describe.problems, ElementsAre("describe: empty vendor"));
+
+  // decode_allocation aborts: the check fails, the run goes on.
+  const CheckResult& garbage = results.at("device-garbage-allocations");
+  EXPECT_EQ(garbage.outcome, Outcome::failed);
+  EXPECT_THAT(garbage.problems, ElementsAre("crashed with signal 6 (Aborted)"));
+  EXPECT_EQ(results.at("device-fit-without-devices").outcome, Outcome::passed);
+
+  // The host validates configs itself, so its loader still takes the plugin.
+  EXPECT_EQ(results.at("host-loader").outcome, Outcome::passed);
+
+  // Answers NOT_FOUND to every registration, garbage or not; bytes a
+  // terminal cannot show are escaped.
+  const CheckResult& registrations = results.at("device-garbage-registrations");
+  EXPECT_EQ(registrations.outcome, Outcome::failed);
+  EXPECT_THAT(registrations.problems,
+              ::testing::Contains("decode_node of the registration '\\xff\\xfe' gave "
+                                  "HAMI_NOT_FOUND (5)"));
+  EXPECT_THAT(registrations.problems,
+              ::testing::Contains("decode_node of the registration '[{\"id\":\"a\\x00b\"}]' gave "
+                                  "HAMI_NOT_FOUND (5)"));
+
+  EXPECT_EQ(results.at("device-concurrent-calls").outcome, Outcome::skipped);
+  EXPECT_THAT(results.at("device-concurrent-calls").note,
+              HasSubstr("does not declare HAMI_FLAG_CONCURRENT_SAFE"));
+}
+
+TEST(PluginCheck, InProcessAndIsolatedRunsAgree) {
+  const PluginUnderTest broken(BROKEN_DEVICE);
+  for (const Check* check : checks_for(HAMI_KIND_DEVICE)) {
+    if (check->name == "device-garbage-allocations" ||
+        check->name == "device-allocation-round-trip") {
+      continue;  // these abort the process
+    }
+    const CheckResult in_process = run_check(broken, *check, RunOptions{false, {}});
+    const CheckResult isolated = run_check(broken, *check, RunOptions{});
+    EXPECT_EQ(in_process.outcome, isolated.outcome) << check->name;
+    EXPECT_EQ(in_process.problems, isolated.problems) << check->name;
+    EXPECT_EQ(in_process.note, isolated.note) << check->name;
+  }
+}
+
+TEST(PluginCheck, ReportNamesEachCheckAndProblem) {
+  const PluginUnderTest broken(BROKEN_DEVICE);
+  const std::vector<CheckResult> results = run_checks(broken, RunOptions{});
+  const std::string report = format_report(broken, results);
+  EXPECT_THAT(report, HasSubstr("plugin  " + std::string(BROKEN_DEVICE) + "\n"));
+  EXPECT_THAT(report, HasSubstr("name    broken-device 0.0.1 (device plugin, ABI 1.0, "
+                                "concurrent calls: no)\n"));
+  EXPECT_THAT(report, HasSubstr("PASS  negotiation "));
+  EXPECT_THAT(report, HasSubstr("FAIL  device-describe "));
+  EXPECT_THAT(report, HasSubstr("\n      - describe: empty vendor\n"));
+  EXPECT_THAT(report, HasSubstr("\n      - crashed with signal 6 (Aborted)\n"));
+  EXPECT_THAT(report, HasSubstr("SKIP  device-concurrent-calls "));
+  EXPECT_THAT(report, HasSubstr(std::to_string(results.size()) + " checks: "));
+}
+
+TEST(PluginCheck, FilesThatAreNotPluginsCannotLoad) {
+  try {
+    const PluginUnderTest text(NOT_A_PLUGIN);
+    FAIL() << "a C source file loaded";
+  } catch (const CannotLoad& e) {
+    EXPECT_THAT(e.what(), HasSubstr("cannot be opened as a shared library"));
+  }
+  try {
+    const PluginUnderTest no_entry(MISSING_ENTRY);
+    FAIL() << "a library without the entry point loaded";
+  } catch (const CannotLoad& e) {
+    EXPECT_THAT(e.what(), HasSubstr("exports no hami_plugin_negotiate"));
+  }
+  EXPECT_THROW(PluginUnderTest("/nonexistent/plugin.so"), CannotLoad);
+}
+
+}  // namespace
+}  // namespace hami::conformance
