@@ -144,8 +144,8 @@ def main():
                f"runtime package has {path}")
         if path.endswith(".so"):
             expect(mode == "-rw-r--r--", f"{path} has mode {mode}, expected -rw-r--r--")
-    expect(not set(rfiles) & {p for p in sfiles if not p.endswith("/") and "." in p.rsplit("/", 1)[-1]},
-           "the two packages ship the same file")
+    shared = {p for p, (mode, _) in rfiles.items() if not mode.startswith("d")} & set(sfiles)
+    expect(not shared, f"both packages ship {sorted(shared)}")
     plugins = sorted(p.rsplit("/", 1)[1] for p in rfiles
                      if p.startswith("./usr/lib/hami-scheduler/plugins/") and p.endswith(".so"))
 
