@@ -184,7 +184,8 @@ void Reflector::run(std::stop_token stop) {
   while (!stop.stop_requested()) {
     if (need_list) {
       try {
-        list(stop);
+        if (!list(stop))
+          return;  // stopped between pages
       } catch (const ApiError& e) {
         fail("list", describe(e));
         wait(next_backoff(), stop);
@@ -229,7 +230,7 @@ void Reflector::run(std::stop_token stop) {
   }
 }
 
-void Reflector::list(std::stop_token stop) {
+bool Reflector::list(std::stop_token stop) {
   // One immediate restart after an expired continuation; a second one in a
   // row is reported as a list failure, so the retry goes through backoff.
   for (int restart = 0;; ++restart) {
@@ -245,7 +246,7 @@ void Reflector::list(std::stop_token stop) {
         query += query_selectors();
         ApiResponse reply;
         if (stop.stop_requested())
-          return;
+          return false;
         try {
           reply = client_->get(query);
         } catch (const ApiError& e) {
@@ -291,7 +292,7 @@ void Reflector::list(std::stop_token stop) {
       }
       if (handlers_.replace)
         call("replace", [&] { handlers_.replace(relist); });
-      return;
+      return true;
     } catch (const ContinueExpired&) {
       if (options_.logger)
         options_.logger->info("cache list continuation expired; restarting the list",

@@ -111,7 +111,7 @@ class Reflector {
   };
 
   void run(std::stop_token stop);
-  void list(std::stop_token stop);
+  bool list(std::stop_token stop);  // false: stopped before it completed
   WatchResult watch_once(std::stop_token stop);
   bool handle_line(std::string_view line, WatchResult& result);
   std::string query_selectors() const;
