@@ -17,13 +17,18 @@
 // before the call returns, so reads and watchers see it at once (the
 // ClusterState contract).
 //
-// Each cache lists (paginated), then watches from the list's
-// resourceVersion with bookmarks; 410 Expired or an ERROR event → relist;
-// a dropped stream → re-watch from the last resourceVersion with backoff.
-// A relist delivers the differences to watchers (deletions included).
+// Each cache (a kube::Reflector) lists (paginated), then watches from the
+// list's resourceVersion with bookmarks; 410 Expired (HTTP or ERROR event)
+// → relist; another ERROR event or a dropped stream → re-watch from the
+// last resourceVersion after backoff. A relist delivers the differences to
+// watchers (deletions included). Objects are trimmed before they are kept
+// (kube/object_trim.hpp: container env is not kept); an event not newer
+// than what a write reply already stored is ignored, and a bound pod never
+// reads as unbound again (kube/kube_cluster_store.hpp).
 #pragma once
 
 #include <chrono>
+#include <cstddef>
 #include <functional>
 #include <memory>
 #include <string>
