@@ -12,6 +12,7 @@
 #include <stdexcept>
 
 #include "log/logger.hpp"
+#include "server/json_depth.hpp"
 #include "server/socket_drain.hpp"
 
 namespace hami::server {
@@ -226,6 +227,15 @@ Router::Outcome Router::serve(Poco::Net::HTTPServerRequest& request,
   }
   if (deadline != nullptr)
     deadline->body_read();
+  // Before any handler parses it: a recursive JSON reader would overflow
+  // the thread's stack on a deeply nested body.
+  if (json_nesting_depth(body) > kMaxJsonDepth) {
+    return {send(response,
+                 error_response(400, "request body nests JSON deeper than " +
+                                         std::to_string(kMaxJsonDepth) + " levels"),
+                 close_after, head),
+            false};
+  }
 
   const Request req{.method = method,
                     .path = path,

@@ -12,6 +12,8 @@
 //    for a request that carries a body) closes the connection after
 //    draining the unread bytes within the drain bounds (socket_drain.hpp),
 //    so the client reads the answer rather than a reset;
+//  - a body nesting arrays/objects deeper than kMaxJsonDepth → 400 before
+//    the handler runs (json_depth.hpp);
 //  - a handler that throws → 500 (the exception is logged, not sent);
 //  - every error body is {"error":"..."}.
 // Routes are added before the server starts; dispatch is const and runs

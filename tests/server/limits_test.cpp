@@ -10,6 +10,7 @@
 #include <thread>
 #include <vector>
 
+#include "server/json_depth.hpp"
 #include "server/overload_guard.hpp"
 #include "test_support.hpp"
 
@@ -26,6 +27,10 @@ std::shared_ptr<server::Router> echo_router() {
   router->add("POST", "/echo", kLimit, [](const server::Request& req, server::Response& out) {
     out.content_type = "text/plain";
     out.body = req.body;
+  });
+  router->add("POST", "/big", 1u << 20, [](const server::Request& req, server::Response& out) {
+    out.content_type = "text/plain";
+    out.body = std::to_string(req.body.size());
   });
   router->add("GET", "/ping", 0, [](const server::Request&, server::Response& out) {
     out.content_type = "text/plain";
@@ -280,6 +285,38 @@ TEST_F(LimitsTest, BodyOfAnUnknownRouteIsNotTakenForTheNextRequest) {
   EXPECT_EQ(r.status, 404);
   EXPECT_EQ(r.header("connection"), "Close");
   EXPECT_FALSE(conn.read_response().has_value()) << "no second answer";
+}
+
+TEST(JsonDepth, CountsBracketsOutsideStrings) {
+  EXPECT_EQ(server::json_nesting_depth(""), 0u);
+  EXPECT_EQ(server::json_nesting_depth("1"), 0u);
+  EXPECT_EQ(server::json_nesting_depth(R"({"a":[1,{"b":[]}]})"), 4u);
+  EXPECT_EQ(server::json_nesting_depth(R"({"a":"[[[[{{{{","b":"\"[[["})"), 1u);
+  EXPECT_EQ(server::json_nesting_depth("]]]][["), 2u);
+  // Stops counting once over the bound.
+  EXPECT_EQ(server::json_nesting_depth(std::string(100000, '['), 10), 11u);
+}
+
+TEST_F(LimitsTest, DeeplyNestedBodyIsRefusedBeforeTheHandler) {
+  start();
+  const std::string ok =
+      std::string(server::kMaxJsonDepth, '[') + std::string(server::kMaxJsonDepth, ']');
+  const std::string deep = std::string(100000, '[');
+  for (const auto& [body, status] : {std::pair{ok, 200}, std::pair{deep, 400}}) {
+    TlsConnection conn(ctx.get(), srv->port());
+    ASSERT_TRUE(conn.handshake()) << conn.error();
+    ASSERT_TRUE(conn.send("POST /big HTTP/1.1\r\nHost: x\r\nContent-Length: " +
+                          std::to_string(body.size()) + "\r\n\r\n" + body));
+    const auto raw = conn.read_response();
+    ASSERT_TRUE(raw.has_value()) << conn.error();
+    const auto r = parse_response(*raw);
+    EXPECT_EQ(r.status, status);
+    if (status == 400) {
+      EXPECT_EQ(r.body, R"({"error":"request body nests JSON deeper than 512 levels"})");
+    } else {
+      EXPECT_EQ(r.body, std::to_string(body.size()));
+    }
+  }
 }
 
 }  // namespace

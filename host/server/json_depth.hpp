@@ -1,0 +1,21 @@
+// How deeply a JSON text nests arrays and objects, found without parsing.
+//
+// The request parsers (RapidJSON's recursive reader) use stack per level:
+// a body of 100 000 '[' overflows a server thread's stack. The router
+// refuses bodies nesting deeper than kMaxJsonDepth before any handler
+// parses them; real Kubernetes objects nest a few dozen levels.
+#pragma once
+
+#include <cstddef>
+#include <string_view>
+
+namespace hami::server {
+
+inline constexpr std::size_t kMaxJsonDepth = 512;
+
+// The deepest nesting of '[' / '{' outside string literals (escapes
+// honoured), stopping as soon as it exceeds `stop_after`. Works on any
+// bytes: malformed JSON is measured as far as brackets go.
+std::size_t json_nesting_depth(std::string_view text, std::size_t stop_after = kMaxJsonDepth);
+
+}  // namespace hami::server
