@@ -11,6 +11,8 @@
 #include "app/scheduler_host.hpp"
 #include "app/version.hpp"
 #include "extender/extender_stack.hpp"
+#include "kube/api_client.hpp"
+#include "kube/leader_detector.hpp"
 #include "plugins/plugin_errors.hpp"
 #include "server/tls_context.hpp"
 
@@ -40,6 +42,41 @@ void block_termination_signals() {
   sigaddset(&set, SIGTERM);
   sigaddset(&set, SIGQUIT);
   pthread_sigmask(SIG_BLOCK, &set, nullptr);
+}
+
+// One bounded request that says whether the API server answers and lets
+// us read nodes; it never fails the check (the server may be out of reach
+// from where the check runs).
+std::string probe_api_server(kube::ApiConfig api) {
+  api.request_timeout = std::chrono::seconds(5);
+  api.max_retries = 1;
+  api.qps = 0;
+  try {
+    kube::ApiClient client(std::move(api));
+    client.get("/api/v1/nodes?limit=1");
+    return "API server reachable, nodes readable";
+  } catch (const kube::ApiError& e) {
+    if (e.status() == 0)
+      return std::string("API server not reachable: ") + e.what();
+    return "API server answered " + std::to_string(e.status()) + ": " + e.what();
+  } catch (const std::exception& e) {
+    return std::string("API server not reachable: ") + e.what();
+  }
+}
+
+std::string leader_summary(const config::LeaderElectionConfig& le) {
+  switch (le.mode) {
+    case config::LeaderMode::follow:
+      return "follow lease " + le.lease_namespace + "/" + le.lease_name + " as " +
+             kube::leader_identity(le.identity);
+    case config::LeaderMode::elect:
+      return "elect on lease " + le.lease_namespace + "/" + le.lease_name + " as " +
+             kube::leader_identity(le.identity) + " (" + std::to_string(le.lease_duration_seconds) +
+             "s/" + std::to_string(le.renew_deadline_seconds) + "s/" +
+             std::to_string(le.retry_period_seconds) + "s)";
+    default:
+      return "none (always the leader)";
+  }
 }
 
 }  // namespace
@@ -160,7 +197,16 @@ int SchedulerApp::check_config(const config::HostConfig& config) {
     if (const std::string problem = check_policies(config.scheduler, registry); !problem.empty()) {
       throw config::ConfigError(config.source.string() + ": " + problem);
     }
-    const auto stack = extender::make_extender_stack(config, registry, logger_);
+    const bool kubernetes = config.cluster.source == config::ClusterSource::kubernetes;
+    // The snapshot is loaded to validate it; the API server is only probed
+    // (bounded by a short timeout), never watched.
+    std::unique_ptr<extender::ExtenderStack> stack;
+    std::optional<kube::ApiConfig> api;
+    if (kubernetes) {
+      api = extender::kubernetes_api_config(config.cluster.kubernetes);
+    } else {
+      stack = extender::make_extender_stack(config, registry, logger_);
+    }
     const server::ServerTls tls = server::make_server_tls(config.tls);
     std::cout << "config " << config.source.string() << ": OK\n"
               << "listen: " << config.listen.text() << "\n"
@@ -169,12 +215,17 @@ int SchedulerApp::check_config(const config::HostConfig& config) {
               << config.plugins.directory.string() << "\n";
     if (registry.size() > 0)
       std::cout << plugin_table(registry);
-    std::cout << "cluster: "
-              << (config.cluster.source == config::ClusterSource::file ? "file" : "kubernetes");
-    if (!config.cluster.file.empty())
-      std::cout << " " << config.cluster.file.string();
-    std::cout << " (" << stack->cluster->nodes().size() << " nodes, "
-              << stack->cluster->pods().size() << " pods)\n";
+    if (kubernetes) {
+      std::cout << "cluster: kubernetes " << api->server << " (" << api->origin << "), "
+                << probe_api_server(*api) << "\n"
+                << "leader election: " << leader_summary(config.cluster.leader_election) << "\n";
+    } else {
+      std::cout << "cluster: file";
+      if (!config.cluster.file.empty())
+        std::cout << " " << config.cluster.file.string();
+      std::cout << " (" << stack->cluster->nodes().size() << " nodes, "
+                << stack->cluster->pods().size() << " pods)\n";
+    }
     std::cout << "scheduler: " << config.scheduler.name << " (node policy "
               << config.scheduler.node_policy << ", gpu policy " << config.scheduler.gpu_policy
               << ", allocate at "

@@ -49,10 +49,13 @@ SchedulerHost::SchedulerHost(const config::HostConfig& config, const log::Logger
   }
   readiness_.set(kPluginsCondition, true, std::to_string(registry_.size()) + " loaded");
 
-  // The file backend is complete once loaded; a watching backend will flip
-  // this condition when its first sync finishes.
+  // The file backend is complete once loaded; the Kubernetes backend flips
+  // the condition with its sync state (an unreachable API server keeps it
+  // unmet, naming why, while the host serves).
   extender_ = extender::make_extender_stack(config, registry_, logger_);
-  readiness_.set(kClusterCondition, true, "synced");
+  extender_->on_cluster_sync([this](bool synced, const std::string& detail) {
+    readiness_.set(kClusterCondition, synced, synced ? "synced" : "not synced: " + detail);
+  });
 
   observability::HostMetricsOptions metrics_options;
   metrics_options.legacy_metrics = config.metrics.legacy;

@@ -52,6 +52,8 @@ class SchedulerHost {
   const observability::MetricsListener* metrics_listener() const { return metrics_listener_.get(); }
   const host::PluginRegistry& registry() const { return registry_; }
   server::Readiness& readiness() { return readiness_; }
+  // The cluster state, leader detection and scheduler behind the routes.
+  extender::ExtenderStack& extender() { return *extender_; }
 
  private:
   const log::Logger& logger_;

@@ -151,82 +151,44 @@ std::mutex& NodeLocker::node_mutex(std::string_view node) {
 }
 
 void NodeLocker::lock(std::string_view node, std::string_view namespace_, std::string_view pod) {
-  const auto current = cluster_.node(node);
-  if (!current) {
-    throw ClusterError(ErrorKind::NotFound, "node " + std::string(node) + " not found");
-  }
-  const auto value = current->annotation(kNodeLockAnnotation);
-  if (!value) {
-    set(node, namespace_, pod);
-    return;
-  }
-  const auto parsed = parse_lock(*value);
-  if (!parsed) {
-    throw NodeLockError(false, "node " + std::string(node) + " has an invalid lock annotation " +
-                                   std::string(kNodeLockAnnotation) + "=\"" + std::string(*value) +
-                                   "\"");
-  }
-  if (now_() - parsed->time > options_.expiry_seconds) {
-    take_over(node, *value);
-    set(node, namespace_, pod);
-    return;
-  }
-  if (!parsed->legacy && parsed->namespace_ == namespace_ && parsed->name == pod)
-    return;
-  if (!parsed->legacy && !cluster_.pod(parsed->namespace_, parsed->name)) {
-    take_over(node, *value);
-    set(node, namespace_, pod);
-    return;
-  }
-  throw NodeLockError(true, "node " + std::string(node) + " has been locked within " +
-                                go_duration(options_.expiry_seconds) + ": node lock contention");
-}
-
-void NodeLocker::take_over(std::string_view node, std::string_view expected_value) {
-  const std::string expected(expected_value);
-  for (int attempt = 0; attempt < options_.max_attempts; ++attempt) {
-    const auto current = cluster_.node(node);
-    if (!current)
-      return;
-    const auto value = current->annotation(kNodeLockAnnotation);
-    // Someone else replaced or removed it meanwhile: their lock stands.
-    if (!value || *value != expected)
-      return;
-    try {
-      cluster_.patch_node_annotations(node, {{std::string(kNodeLockAnnotation), std::nullopt}},
-                                      current->resource_version());
-      return;
-    } catch (const ClusterError& e) {
-      if (e.kind() != ErrorKind::Conflict)
-        throw;
-    }
-  }
-}
-
-void NodeLocker::set(std::string_view node, std::string_view namespace_, std::string_view pod) {
+  // One acquirer per node in this process; other processes are kept out by
+  // the resourceVersion precondition of every write.
   std::lock_guard guard(node_mutex(node));
-  std::string owner_suffix;
-  owner_suffix.reserve(namespace_.size() + pod.size() + 2);
-  owner_suffix.append(",").append(namespace_).append(",").append(pod);
+  const auto contention = [&] {
+    return NodeLockError(true, "node " + std::string(node) + " has been locked within " +
+                                   go_duration(options_.expiry_seconds) + ": node lock contention");
+  };
   std::string last_error = "conflicting updates";
   for (int attempt = 0; attempt < options_.max_attempts; ++attempt) {
+    // Each attempt judges the node as it is now: after a conflict the
+    // backend's view is the server's, and the lock found there may be
+    // expired or orphaned rather than live.
     const auto current = cluster_.node(node);
     if (!current) {
       throw ClusterError(ErrorKind::NotFound, "node " + std::string(node) + " not found");
     }
     if (const auto value = current->annotation(kNodeLockAnnotation)) {
-      // A write whose reply was lost still left our own lock in place.
-      if (value->size() >= owner_suffix.size() &&
-          value->substr(value->size() - owner_suffix.size()) == owner_suffix) {
-        return;
+      const auto parsed = parse_lock(*value);
+      if (!parsed) {
+        throw NodeLockError(
+            false, "node " + std::string(node) + " has an invalid lock annotation " +
+                       std::string(kNodeLockAnnotation) + "=\"" + std::string(*value) + "\"");
       }
-      throw NodeLockError(true, "node " + std::string(node) + " has been locked within " +
-                                    go_duration(options_.expiry_seconds) +
-                                    ": node lock contention");
+      const bool expired = now_() - parsed->time > options_.expiry_seconds;
+      // Ours already (re-entrant, or a write whose reply was lost).
+      if (!expired && !parsed->legacy && parsed->namespace_ == namespace_ && parsed->name == pod)
+        return;
+      const bool owner_gone = !parsed->legacy && !cluster_.pod(parsed->namespace_, parsed->name);
+      if (!expired && !owner_gone)
+        throw contention();
+      // Taken over: replaced by ours in one conditional write, so nobody
+      // can slip in between the release and the new lock.
     }
     try {
       cluster_.patch_node_annotations(
-          node, {{std::string(kNodeLockAnnotation), format_rfc3339(now_()) + owner_suffix}},
+          node,
+          {{std::string(kNodeLockAnnotation),
+            format_rfc3339(now_()) + "," + std::string(namespace_) + "," + std::string(pod)}},
           current->resource_version());
       return;
     } catch (const ClusterError& e) {

@@ -10,7 +10,11 @@
 // Acquire: no lock → take it; expired (older than `expiry`) → take it over;
 // held by the same pod → already ours; owner pod gone → take it over; else
 // NodeLockError (contention) with HAMi's text
-// "node <n> has been locked within 5m0s: node lock contention".
+// "node <n> has been locked within 5m0s: node lock contention". A take-over
+// replaces the old value in one conditional write (HAMi removes, then
+// sets). A write that loses the resourceVersion race is retried on the
+// backend's refreshed view, judging expiry and owner again, up to
+// `max_attempts` times.
 // A malformed value is an error, as in HAMi (fail closed).
 #pragma once
 
@@ -70,8 +74,6 @@ class NodeLocker {
   bool release(std::string_view node, std::string_view namespace_, std::string_view pod);
 
  private:
-  void take_over(std::string_view node, std::string_view expected_value);
-  void set(std::string_view node, std::string_view namespace_, std::string_view pod);
   std::mutex& node_mutex(std::string_view node);
 
   ClusterState& cluster_;

@@ -326,6 +326,14 @@ void read_cluster(const YamlReader& r, const YAML::Node& node, ClusterConfig& ou
   if (out.source == ClusterSource::kubernetes && !out.kubernetes.kubeconfig.empty()) {
     check_readable(r, out.kubernetes.kubeconfig, "cluster.kubernetes.kubeconfig");
   }
+  if (out.leader_election.mode == LeaderMode::elect &&
+      out.leader_election.lease_name == "kube-scheduler") {
+    // Electing on the kube-scheduler's own lease would fight it for
+    // leadership; follow is the mode for that lease.
+    r.fail("cluster.leaderElection.leaseName",
+           "\"kube-scheduler\" is kube-scheduler's own lease: mode elect needs a lease of its "
+           "own (e.g. hami-scheduler), mode follow follows that one");
+  }
   if (out.source == ClusterSource::file && out.leader_election.mode != LeaderMode::none) {
     r.fail("cluster.leaderElection.mode",
            std::string("\"") +

@@ -636,16 +636,22 @@ std::string Scheduler::bind(std::string_view namespace_, std::string_view name,
                                 {{"node", std::string(node)}, {"error", e.what()}});
       }
     }
-    release(key);
+    bool allocation_removed = true;
     if (allocation_written) {
       try {
         cluster_.patch_pod_metadata(namespace_, name, allocation_removal(devices_), key);
       } catch (const cluster::ClusterError& e) {
+        allocation_removed = false;
         if (options_.logger)
           options_.logger->warn("allocation annotation removal failed",
                                 {{"pod", key}, {"error", e.what()}});
       }
     }
+    // While the pod still carries its allocation annotations (the source of
+    // truth for usage) the ledger keeps counting it; dropping the charge
+    // here would let the next pod take the same room.
+    if (allocation_removed)
+      release(key);
     event(*pod, true, "BindingFailed", message);
     return message;
   };

@@ -104,8 +104,12 @@ TEST_F(ClusterConfig, Errors) {
   EXPECT_EQ(error_of(k + "  leaderElection: {renewDeadlineSeconds: 12, retryPeriodSeconds: 10}\n"),
             "cfg.yaml: cluster.leaderElection: renewDeadlineSeconds (12) must be greater than 1.2 "
             "x retryPeriodSeconds (10)");
-  EXPECT_EQ(error_of(kMinimal + "cluster:\n  leaderElection: {mode: elect}\n"),
-            "cfg.yaml: cluster.leaderElection.mode: \"elect\" needs cluster.source kubernetes");
+  EXPECT_EQ(error_of(kMinimal + "cluster:\n  leaderElection: {mode: follow}\n"),
+            "cfg.yaml: cluster.leaderElection.mode: \"follow\" needs cluster.source kubernetes");
+  EXPECT_EQ(error_of(k + "  leaderElection: {mode: elect}\n"),
+            "cfg.yaml: cluster.leaderElection.leaseName: \"kube-scheduler\" is kube-scheduler's own "
+            "lease: mode elect needs a lease of its own (e.g. hami-scheduler), mode follow follows "
+            "that one");
   EXPECT_EQ(error_of(kMinimal + "scheduler:\n  nodeLock: {timeoutSeconds: 0}\n"),
             "cfg.yaml: scheduler.nodeLock.timeoutSeconds: expected a positive integer, got \"0\"");
   EXPECT_EQ(error_of(kMinimal + "scheduler:\n  nodeLock: {podGroupRetryTimeoutSeconds: -1}\n"),

@@ -104,14 +104,14 @@ TEST_F(DemoStack, DemoClusterFiltersAndBinds) {
   EXPECT_EQ(quota->used.at("nvidia.com/gpumem"), 20000 + 2 * 40960 + 16384 + 8000);
 }
 
-TEST_F(DemoStack, KubernetesSourceIsRefusedClearly) {
+TEST_F(DemoStack, KubernetesSourceWithoutAUsableKubeconfigFailsClearly) {
   config.cluster.source = config::ClusterSource::kubernetes;
+  config.cluster.kubernetes.kubeconfig = "/nonexistent/hami/kubeconfig";
   try {
     extender::make_extender_stack(config, registry, logger);
     FAIL();
-  } catch (const std::invalid_argument& e) {
-    EXPECT_STREQ(e.what(),
-                 "cluster.source \"kubernetes\" is not available in this build; use \"file\"");
+  } catch (const kube::ApiConfigError& e) {
+    EXPECT_STREQ(e.what(), "kubeconfig /nonexistent/hami/kubeconfig: cannot be read");
   }
 }
 

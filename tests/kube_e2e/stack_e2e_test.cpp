@@ -1,0 +1,358 @@
+// Extender stacks (cluster cache, leader, scheduler) against the fake API
+// server: node lock contention between two hosts sharing the server, and
+// the fault run — 200 pods filtered and bound while the server drops
+// watches, expires resourceVersions and answers 409s and 500s; afterwards no
+// GPU is over-allocated and every pod is bound or has a clear error.
+#include <map>
+#include <mutex>
+#include <set>
+#include <sstream>
+
+#include "extender/extender_stack.hpp"
+#include "k8s/pod.hpp"
+#include "kube_env.hpp"
+
+namespace hami::e2e {
+namespace {
+
+using hami::testing::FakeApiServer;
+
+struct Plugins {
+  host::HostServices services{[](int32_t, std::string_view, std::string_view) {},
+                              [] { return static_cast<int64_t>(std::time(nullptr)); }};
+  host::PluginRegistry registry = host::PluginRegistry::load(
+      {HAMI_PLUGIN_DIR, true},
+      {{"nvidia", "nvidia.so", HAMI_KIND_DEVICE, "{}"},
+       {"amd", "amd.so", HAMI_KIND_DEVICE, "{}"},
+       {"hami-policies", "hami-policies.so", HAMI_KIND_SCHEDULING, "{}"}},
+      services);
+};
+
+struct StackE2E : ::testing::Test {
+  std::unique_ptr<extender::ExtenderStack> make_stack(const std::string& identity) {
+    extender::ExtenderStackOptions options;
+    options.identity = identity;
+    auto stack =
+        extender::make_extender_stack(host_config(kubeconfig), plugins.registry, logger, options);
+    EXPECT_TRUE(stack->kube->wait_synced(10s)) << stack->sync_status();
+    return stack;
+  }
+
+  // Creates the pod on the API server and waits until `stacks` see it.
+  json create_pod(const json& pod, std::initializer_list<extender::ExtenderStack*> stacks) {
+    fake.apply(pod.dump());
+    const std::string ns = pod["metadata"]["namespace"];
+    const std::string name = pod["metadata"]["name"];
+    for (auto* s : stacks) {
+      EXPECT_TRUE(eventually([&] { return s->cluster->pod(ns, name) != nullptr; }, 5s))
+          << ns << "/" << name;
+    }
+    return stored(fake, "Pod", ns, name);
+  }
+
+  static k8s::PodModel model(const json& pod) {
+    rapidjson::Document doc;
+    const std::string text = pod.dump();
+    doc.Parse(text.c_str());
+    return k8s::PodModel(doc);
+  }
+
+  // What the node-side device plugin does after Allocate: drop the lock —
+  // only this pod's, with the resourceVersion precondition (HAMi §6.2),
+  // retrying through the injected faults.
+  void device_plugin_releases_lock(const std::string& node, const std::string& pod) {
+    for (int attempt = 0; attempt < 50; ++attempt) {
+      const json n = stored(fake, "Node", "", node);
+      const std::string lock = annotation(n, "hami.io/mutex.lock");
+      const std::string owner = ",ml," + pod;
+      if (lock.size() < owner.size() ||
+          lock.compare(lock.size() - owner.size(), owner.size(), owner) != 0)
+        return;
+      const json patch = {{"metadata",
+                           {{"resourceVersion", n["metadata"]["resourceVersion"]},
+                            {"annotations", {{"hami.io/mutex.lock", nullptr}}}}}};
+      try {
+        device_plugin_client->patch("/api/v1/nodes/" + node, kube::PatchType::merge, patch.dump());
+        return;
+      } catch (const kube::ApiError&) {
+        std::this_thread::sleep_for(2ms);
+      }
+    }
+    ADD_FAILURE() << "could not release the lock of " << pod << " on " << node;
+  }
+
+  FakeApiServer fake;
+  TempFolder dir;
+  std::filesystem::path kubeconfig = [this] {
+    fake.apply(namespace_object("ml"));
+    return write_kubeconfig(dir.path(), fake.url());
+  }();
+  std::ostringstream log_sink;
+  log::Logger logger{log::Level::error, log::Format::text, &log_sink};
+  Plugins plugins;
+  std::shared_ptr<kube::ApiClient> device_plugin_client = [this] {
+    kube::ApiConfig c;
+    c.server = fake.url();
+    c.qps = 0;
+    c.max_retries = 1;
+    return std::make_shared<kube::ApiClient>(c);
+  }();
+};
+
+TEST_F(StackE2E, TwoHostsContendForTheNodeLock) {
+  fake.apply(gpu_node("gpu-a", 2));
+  auto a = make_stack("host-a");
+  auto b = make_stack("host-b");
+  const json p1 = create_pod(gpu_pod("ml", "p1", "uid-1", 1000, 0), {a.get(), b.get()});
+  const json p2 = create_pod(gpu_pod("ml", "p2", "uid-2", 1000, 0), {a.get(), b.get()});
+
+  // Both hosts bind at the same moment: the resourceVersion-guarded write
+  // lets exactly one of them take the lock.
+  std::string error_a;
+  std::string error_b;
+  std::thread ta([&] { error_a = a->scheduler->bind("ml", "p1", "uid-1", "gpu-a"); });
+  std::thread tb([&] { error_b = b->scheduler->bind("ml", "p2", "uid-2", "gpu-a"); });
+  ta.join();
+  tb.join();
+  const std::string contention = "node gpu-a has been locked within 5m0s: node lock contention";
+  ASSERT_TRUE((error_a.empty() && error_b == contention) ||
+              (error_b.empty() && error_a == contention))
+      << "a: " << error_a << "\nb: " << error_b;
+  const bool a_won = error_a.empty();
+  const std::string winner = a_won ? "p1" : "p2";
+  const std::string loser = a_won ? "p2" : "p1";
+  const std::string loser_uid = a_won ? "uid-2" : "uid-1";
+  auto& losing_host = a_won ? *b : *a;
+  const std::string lock = annotation(stored(fake, "Node", "", "gpu-a"), "hami.io/mutex.lock");
+  EXPECT_EQ(lock.substr(lock.find(',')), ",ml," + winner);
+  EXPECT_EQ(stored(fake, "Pod", "ml", winner)["spec"]["nodeName"], "gpu-a");
+  const json lost = stored(fake, "Pod", "ml", loser);
+  EXPECT_FALSE(lost["spec"].contains("nodeName"));
+  EXPECT_EQ(annotation(lost, "hami.io/vgpu-devices-allocated"), "<none>");
+
+  // The losing host retries after the device plugin released the lock.
+  device_plugin_releases_lock("gpu-a", winner);
+  ASSERT_TRUE(eventually([&] {
+    const auto n = losing_host.cluster->node("gpu-a");
+    return n && !n->annotation("hami.io/mutex.lock");
+  }));
+  EXPECT_EQ(losing_host.scheduler->bind("ml", loser, loser_uid, "gpu-a"), "");
+  EXPECT_EQ(stored(fake, "Pod", "ml", loser)["spec"]["nodeName"], "gpu-a");
+  const std::string second = annotation(stored(fake, "Node", "", "gpu-a"), "hami.io/mutex.lock");
+  EXPECT_EQ(second.substr(second.find(',')), ",ml," + loser);
+}
+
+TEST_F(StackE2E, FollowerAnswersNotTheLeader) {
+  fake.apply(gpu_node("gpu-a", 1));
+  fake.apply(
+      R"({"apiVersion":"coordination.k8s.io/v1","kind":"Lease","metadata":{"name":"kube-scheduler","namespace":"kube-system"},"spec":{"holderIdentity":"node-b_1234","leaseDurationSeconds":15,"renewTime":"2026-07-20T09:41:00.000000Z"}})");
+  auto config = host_config(kubeconfig);
+  config.cluster.leader_election.mode = config::LeaderMode::follow;
+  extender::ExtenderStackOptions options;
+  options.identity = "node-a";
+  auto stack = extender::make_extender_stack(config, plugins.registry, logger, options);
+  ASSERT_TRUE(stack->kube->wait_synced(10s));
+  ASSERT_TRUE(eventually([&] { return stack->leader->holder() == "node-b_1234"; }));
+  create_pod(gpu_pod("ml", "p", "uid-p", 1000, 0), {stack.get()});
+  const std::vector<std::string> names = {"gpu-a"};
+  EXPECT_EQ(stack->scheduler->filter(model(gpu_pod("ml", "p", "uid-p", 1000, 0)), names).error,
+            "not the leader: lease kube-system/kube-scheduler is held by node-b_1234");
+  EXPECT_EQ(stack->scheduler->bind("ml", "p", "uid-p", "gpu-a"),
+            "not the leader: lease kube-system/kube-scheduler is held by node-b_1234");
+  // A follower never writes the handshake.
+  EXPECT_EQ(annotation(stored(fake, "Node", "", "gpu-a"), "hami.io/node-handshake"), "<none>");
+
+  // kube-scheduler on this host takes the lease: we lead and register.
+  fake.apply(
+      R"({"apiVersion":"coordination.k8s.io/v1","kind":"Lease","metadata":{"name":"kube-scheduler","namespace":"kube-system"},"spec":{"holderIdentity":"node-a_99","leaseDurationSeconds":15,"renewTime":"2026-07-20T09:41:30.000000Z"}})");
+  ASSERT_TRUE(eventually([&] { return stack->leader->is_leader(); }));
+  ASSERT_TRUE(eventually([&] {
+    return annotation(stored(fake, "Node", "", "gpu-a"), "hami.io/node-handshake") != "<none>";
+  }));
+  EXPECT_EQ(stack->scheduler->bind("ml", "p", "uid-p", "gpu-a"), "");
+}
+
+// Per device: memory, cores and slots handed out by the pods' allocation
+// annotations on the API server.
+struct DeviceUse {
+  int64_t memory = 0;
+  int64_t cores = 0;
+  int64_t slots = 0;
+};
+
+std::map<std::string, DeviceUse> usage_from_annotations(const FakeApiServer& fake) {
+  std::map<std::string, DeviceUse> use;
+  for (const std::string& text : fake.objects("Pod")) {
+    const json pod = json::parse(text);
+    const std::string allocated = annotation(pod, "hami.io/vgpu-devices-allocated");
+    if (allocated == "<none>")
+      continue;
+    std::stringstream containers(allocated);
+    std::string container;
+    while (std::getline(containers, container, ';')) {
+      std::stringstream devices(container);
+      std::string device;
+      while (std::getline(devices, device, ':')) {
+        if (device.empty())
+          continue;
+        std::stringstream fields(device);
+        std::string id, type, memory, cores;
+        std::getline(fields, id, ',');
+        std::getline(fields, type, ',');
+        std::getline(fields, memory, ',');
+        std::getline(fields, cores, ',');
+        auto& u = use[id];
+        u.memory += std::stoll(memory);
+        u.cores += std::stoll(cores);
+        u.slots += 1;
+      }
+    }
+  }
+  return use;
+}
+
+TEST_F(StackE2E, FaultRunNeverOverAllocates) {
+  const auto started = std::chrono::steady_clock::now();
+  const std::vector<std::string> nodes = {"gpu-0", "gpu-1", "gpu-2", "gpu-3"};
+  for (const auto& n : nodes)
+    fake.apply(gpu_node(n, 2));
+  auto stack = make_stack("host-a");
+
+  // One fault per pod handled, in rotation: dropped watch streams, an
+  // expired resourceVersion (410 → relist), a watch ERROR event, a 409 on a
+  // node write, 500s on pod writes and on the binding. Paced by progress
+  // so unconsumed write faults do not pile up.
+  constexpr int kPods = 200;
+  std::atomic<int> handled{0};
+  std::atomic<bool> done{false};
+  std::atomic<int> faults{0};
+  std::thread injector([&] {
+    int injected_for = -1;
+    while (!done.load()) {
+      const int now = handled.load();
+      if (now == injected_for) {
+        std::this_thread::sleep_for(1ms);
+        continue;
+      }
+      injected_for = now;
+      switch (faults.load() % 6) {
+        case 0:
+          fake.drop_watches();
+          break;
+        case 1:
+          fake.fail_next("PATCH", "/api/v1/nodes/", 409);
+          break;
+        case 2:
+          fake.compact();  // the next re-watch gets 410 Expired → relist
+          fake.drop_watches();
+          break;
+        case 3:
+          fake.fail_next("POST", "/api/v1/namespaces/ml/pods/", 500);
+          break;
+        case 4:
+          fake.send_watch_error(500, "InternalError", "etcd leader changed");
+          break;
+        case 5:
+          fake.fail_next("PATCH", "/api/v1/namespaces/ml/pods/", 500);
+          break;
+      }
+      ++faults;
+    }
+  });
+
+  std::mutex mu;
+  std::map<std::string, std::string> outcome;  // pod → "" (bound) or the last error text
+  const auto schedule_once = [&](int i, const json& pod) {
+    const std::string name = pod["metadata"]["name"];
+    const std::string uid = pod["metadata"]["uid"];
+    if (!eventually([&] { return stack->cluster->pod("ml", name) != nullptr; }, 10s))
+      return std::string("pod never reached the cache");
+    const auto out = stack->scheduler->filter(model(pod), nodes);
+    if (!out.error.empty())
+      return "filter: " + out.error;
+    if (out.fit.empty()) {
+      std::string result = "filter: no node fits";
+      for (const auto& [node, reason] : out.failed)
+        result += "; " + node + ": " + reason;
+      return result;
+    }
+    // kube-scheduler's own scoring spreads the choice among the fits.
+    const std::string node = nodes[out.fit[static_cast<size_t>(i) % out.fit.size()]];
+    std::string result = stack->scheduler->bind("ml", name, uid, node);
+    if (result.empty())
+      device_plugin_releases_lock(node, name);
+    return result;
+  };
+  const auto schedule = [&](int first, int step) {
+    for (int i = first; i < kPods; i += step) {
+      const std::string name = "p" + std::to_string(i);
+      const std::string uid = "uid-" + std::to_string(i);
+      // Mixed sizes: 8000 MiB / 20 % and 12000 MiB / 35 %.
+      const json pod =
+          i % 3 == 0 ? gpu_pod("ml", name, uid, 12000, 35) : gpu_pod("ml", name, uid, 8000, 20);
+      fake.apply(pod.dump());
+      // kube-scheduler retries a pod whose filter or bind failed.
+      std::string result;
+      for (int attempt = 0; attempt < 3; ++attempt) {
+        result = schedule_once(i, pod);
+        if (result.empty() || result.rfind("filter: no node fits", 0) == 0)
+          break;
+        std::this_thread::sleep_for(20ms);
+      }
+      {
+        std::lock_guard guard(mu);
+        outcome[name] = result;
+      }
+      ++handled;
+    }
+  };
+  std::vector<std::thread> workers;
+  for (int w = 0; w < 4; ++w)
+    workers.emplace_back(schedule, w, 4);
+  for (auto& w : workers)
+    w.join();
+  done = true;
+  injector.join();
+
+  // Every pod: bound (spec.nodeName on the server) or a non-empty error.
+  ASSERT_EQ(outcome.size(), static_cast<size_t>(kPods));
+  int bound = 0;
+  for (const auto& [name, error] : outcome) {
+    const json pod = stored(fake, "Pod", "ml", name);
+    if (error.empty()) {
+      ++bound;
+      EXPECT_TRUE(pod["spec"].contains("nodeName")) << name;
+      EXPECT_EQ(annotation(pod, "hami.io/vgpu-node"), pod["spec"].value("nodeName", "")) << name;
+      EXPECT_NE(annotation(pod, "hami.io/vgpu-devices-allocated"), "<none>") << name;
+    } else {
+      EXPECT_GT(error.size(), 10u) << name << ": " << error;
+    }
+  }
+  // 4 nodes × 2 GPUs; each GPU takes at most 5 pods of 8000 MiB / 20 %
+  // and at least 3 of the mix: far fewer than 200 fit.
+  std::map<std::string, int> errors;  // distinct texts, for the failure message
+  for (const auto& [name, error] : outcome) {
+    if (!error.empty())
+      ++errors[error.substr(0, 160)];
+  }
+  std::string summary;
+  for (const auto& [text, count] : errors)
+    summary += std::to_string(count) + " x " + text + "\n";
+  EXPECT_GE(bound, 16) << summary;
+  EXPECT_LE(bound, 40) << summary;
+
+  // No device is ever over-allocated, counting every pod that carries an
+  // allocation (bound or not).
+  const auto use = usage_from_annotations(fake);
+  EXPECT_GE(use.size(), 8u);  // every GPU got pods
+  for (const auto& [device, u] : use) {
+    EXPECT_LE(u.memory, 40960) << device;
+    EXPECT_LE(u.cores, 100) << device;
+    EXPECT_LE(u.slots, 10) << device;
+  }
+  EXPECT_GT(faults.load(), 5);
+  EXPECT_LT(std::chrono::steady_clock::now() - started, 60s);
+}
+
+}  // namespace
+}  // namespace hami::e2e
