@@ -51,7 +51,7 @@ cluster:
   source: file
   file: $REPO/config/demo-cluster.yaml
 log:
-  level: warn
+  level: info  # the "listening" line carries the port
 CONF
 
 mkdir "$work/data"
