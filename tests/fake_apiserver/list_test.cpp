@@ -136,6 +136,7 @@ TEST(FakeApiServerList, ContinueAfterCompactIsExpired) {
     server.apply(pod("ns", name));
   }
   const Json page1 = call(server.url(), "GET", "/api/v1/pods?limit=1").json();
+  server.apply(pod("ns", "p4"));
   server.compact();
   const Response r =
       call(server.url(), "GET",
@@ -145,6 +146,22 @@ TEST(FakeApiServerList, ContinueAfterCompactIsExpired) {
 
   const Response garbage = call(server.url(), "GET", "/api/v1/pods?limit=1&continue=%21%21");
   EXPECT_EQ(garbage.status, 400);
+}
+
+// etcd keeps the revision it compacted at: a list read at exactly that
+// revision can still be continued.
+TEST(FakeApiServerList, ContinueAtTheCompactedRevisionStillWorks) {
+  FakeApiServer server;
+  for (const char* name : {"p1", "p2"}) {
+    server.apply(pod("ns", name));
+  }
+  const Json page1 = call(server.url(), "GET", "/api/v1/pods?limit=1").json();
+  server.compact();
+  const Response r =
+      call(server.url(), "GET",
+           "/api/v1/pods?limit=1&continue=" + page1["metadata"]["continue"].get<std::string>());
+  ASSERT_EQ(r.status, 200) << r.body;
+  EXPECT_EQ(names(r.json()), (std::vector<std::string>{"ns/p2"}));
 }
 
 TEST(FakeApiServerList, FieldSelectors) {

@@ -97,7 +97,7 @@ Reply do_list(ServerState& state, const RestRequest& req) {
   if (!cont.empty()) {
     // A continuation reads the snapshot its first page was read from.
     auto snap =
-        token_rev > store.compacted() ? store.at_revision(*route.kind, token_rev) : std::nullopt;
+        token_rev >= store.compacted() ? store.at_revision(*route.kind, token_rev) : std::nullopt;
     if (!snap) {
       return fail(status_continue_expired());
     }

@@ -38,7 +38,8 @@ class Store {
 
   uint64_t revision() const { return revision_; }
   // History holds every write after this revision: a watch may resume from
-  // any resourceVersion >= compacted(); list snapshots need one > it.
+  // any resourceVersion >= compacted(), and so can list snapshots (etcd keeps
+  // the revision it compacted at).
   uint64_t compacted() const { return compacted_; }
 
   // "ns/name" (cluster-scoped: "/name"), the order lists are returned in.
