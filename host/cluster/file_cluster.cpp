@@ -600,7 +600,8 @@ std::unique_ptr<ClusterState> open_cluster_state(std::string_view source,
   }
   if (source == "kubernetes") {
     throw std::invalid_argument(
-        "cluster.source \"kubernetes\" is not available in this build; use \"file\"");
+        "cluster.source \"kubernetes\" needs an API client: it is opened by the extender "
+        "stack (kube::KubernetesClusterState), not from a snapshot");
   }
   throw std::invalid_argument("unknown cluster.source \"" + std::string(source) +
                               "\" (expected file or kubernetes)");

@@ -126,9 +126,10 @@ class FileClusterState final : public ClusterState {
   std::vector<ClusterWatcher*> watchers_;
 };
 
-// Opens the configured backend: "file" loads `file` (an empty path is an
-// empty cluster); "kubernetes" is not available in this build (throws
-// std::invalid_argument saying so).
+// Opens the snapshot backend: "file" loads `file` (an empty path is an
+// empty cluster). "kubernetes" needs an API client and is built by the
+// extender stack (kube/kube_cluster.hpp); here it throws
+// std::invalid_argument saying so, as does any other source.
 std::unique_ptr<ClusterState> open_cluster_state(std::string_view source,
                                                  const std::filesystem::path& file);
 
