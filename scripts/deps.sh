@@ -10,6 +10,7 @@ packages=(
   libgtest-dev libgmock-dev googletest nlohmann-json3-dev libbenchmark-dev
   clang-14 libclang-rt-14-dev
   curl openssl wrk prometheus
+  python3 python3-yaml systemd dpkg-dev
 )
 
 missing=()

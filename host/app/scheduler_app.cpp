@@ -15,6 +15,7 @@
 #include "kube/leader_detector.hpp"
 #include "plugins/plugin_errors.hpp"
 #include "server/tls_context.hpp"
+#include "systemd/sd_notify.hpp"
 
 namespace hami::app {
 namespace {
@@ -274,7 +275,15 @@ int SchedulerApp::serve(const config::HostConfig& config) {
     logger_.info("metrics listening", {{"address", metrics->address()},
                                        {"url", "http://" + metrics->address() + "/metrics"}});
   }
+  // Type=notify: the unit is started once the socket serves, not before.
+  if (const auto sent = systemd::notify(std::string(systemd::kReady) + "\n" +
+                                        systemd::status_message("serving on " +
+                                                                host->server().address()));
+      sent.outcome == systemd::NotifyOutcome::failed) {
+    logger_.warn("cannot notify the service manager", {{"error", sent.error}});
+  }
   waitForTerminationRequest();
+  (void)systemd::notify(systemd::kStopping);
   const auto grace = std::chrono::seconds(config.server.shutdown_grace_seconds);
   logger_.info("shutting down", {{"grace_seconds", std::to_string(grace.count())}});
   const bool finished = host->shutdown(grace);

@@ -71,11 +71,34 @@ SchedulerHost::SchedulerHost(const config::HostConfig& config, const log::Logger
   });
   server::register_health_routes(*router, readiness_);
   observability::register_metrics_routes(*router, metrics_->registry(), &logger_);
+  observability::SchedulerMetrics& events = metrics_->scheduler();
+  extender::ExtenderObserver observer;
+  observer.filtered = [&events](const scheduling::FilterOutcome& outcome, size_t candidates) {
+    events.record_filter(outcome, candidates);
+  };
+  observer.bound = [&events](std::string_view error) { events.record_bind(error); };
   extender::register_extender_routes(*router, *extender_->scheduler,
-                                     config.server.extender_body_limit, &logger_);
+                                     config.server.extender_body_limit, &logger_,
+                                     std::move(observer));
   if (const auto* policy = registry_.admission()) {
     admission::AdmissionSettings settings;
     settings.scheduler_name = config.scheduler.name;
+    settings.on_outcome = [&events](admission::AdmissionOutcome outcome) {
+      switch (outcome) {
+        case admission::AdmissionOutcome::allowed:
+          events.record_admission(observability::AdmissionResult::allowed);
+          break;
+        case admission::AdmissionOutcome::skipped:
+          events.record_admission(observability::AdmissionResult::skipped);
+          break;
+        case admission::AdmissionOutcome::denied:
+          events.record_admission(observability::AdmissionResult::denied);
+          break;
+        case admission::AdmissionOutcome::error:
+          events.record_admission(observability::AdmissionResult::error);
+          break;
+      }
+    };
     admission_ = std::make_unique<admission::AdmissionService>(
         registry_.devices(), *policy, extender_->admission_view.get(), settings, &logger_);
     admission::register_admission_routes(*router, *admission_, config.server.webhook_body_limit);

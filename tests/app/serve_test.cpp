@@ -114,6 +114,40 @@ TEST(Serve, MetricsOnTheMainListenerAndThePlainHttpOne) {
   std::filesystem::remove_all(dir, ec);
 }
 
+// The webhook and the extender verbs feed the scheduler's event metrics.
+TEST(Serve, DecisionsAreCountedInTheSchedulerMetrics) {
+  ChildProcess child({kBinary, "--config", kSourceDir + "/config/dev.yaml", "--plugin-dir",
+                      kPluginDir, "--listen", "127.0.0.1:0"});
+  const std::string address = wait_for_address(child, "msg=listening");
+  ASSERT_FALSE(address.empty()) << child.err();
+  const std::string base = "https://" + address;
+
+  const std::string review =
+      R"({"apiVersion":"admission.k8s.io/v1","kind":"AdmissionReview","request":{"uid":"u-1",)"
+      R"("kind":{"group":"","version":"v1","kind":"Pod"},"operation":"CREATE","namespace":"ml",)"
+      R"("object":{"metadata":{"name":"p"},"spec":{"containers":[{"name":"c","resources":)"
+      R"({"limits":{"nvidia.com/gpu":"1","nvidia.com/gpumem":"1000"}}}]}}}})";
+  const std::string admitted = curl(base + "/mutate-pod", review);
+  EXPECT_NE(admitted.find(R"("allowed":true)"), std::string::npos) << admitted;
+  EXPECT_NE(curl(base + "/filter", R"({"Pod":null})").find("extender args missing pod"),
+            std::string::npos);
+  EXPECT_NE(curl(base + "/bind", R"({"PodName":"ghost","PodNamespace":"ml","Node":"n"})")
+                .find(R"(not found)"),
+            std::string::npos);
+
+  const std::string scrape = curl(base + "/metrics");
+  EXPECT_NE(scrape.find("hami_scheduler_admission_decisions_total{result=\"allowed\"} 1\n"),
+            std::string::npos)
+      << scrape;
+  EXPECT_NE(scrape.find("hami_scheduler_filter_total{outcome=\"error\"} 1\n"), std::string::npos)
+      << scrape;
+  EXPECT_NE(scrape.find("hami_scheduler_bind_total{outcome=\"not_found\"} 1\n"), std::string::npos)
+      << scrape;
+
+  child.signal(SIGTERM);
+  EXPECT_EQ(child.wait(std::chrono::seconds(30)), 0) << child.err();
+}
+
 TEST(Serve, SigtermDrainsAndExitsZero) {
   serve_and_stop(SIGTERM);
 }
