@@ -52,14 +52,31 @@ SchedulerHost::SchedulerHost(const config::HostConfig& config, const log::Logger
   // The file backend is complete once loaded; the Kubernetes backend flips
   // the condition with its sync state (an unreachable API server keeps it
   // unmet, naming why, while the host serves).
-  extender_ = extender::make_extender_stack(config, registry_, logger_);
+  observability::HostMetricsOptions metrics_options;
+  metrics_options.legacy_metrics = config.metrics.legacy;
+  metrics_ = std::make_unique<observability::HostMetrics>(metrics_options);
+  observability::SchedulerMetrics& events = metrics_->scheduler();
+
+  extender::ExtenderStackOptions stack_options;
+  stack_options.node_lock_observer = [&events](cluster::NodeLockOutcome outcome,
+                                               std::chrono::nanoseconds waited) {
+    events.record_node_lock(
+        outcome == cluster::NodeLockOutcome::acquired     ? observability::LockResult::acquired
+        : outcome == cluster::NodeLockOutcome::contention ? observability::LockResult::contention
+                                                          : observability::LockResult::error,
+        waited);
+  };
+  stack_options.watch_restarted = [&events](std::string_view resource, bool relist) {
+    if (relist)
+      events.record_relist(resource);
+    else
+      events.record_watch_reconnect(resource);
+  };
+  extender_ = extender::make_extender_stack(config, registry_, logger_, std::move(stack_options));
   extender_->on_cluster_sync([this](bool synced, const std::string& detail) {
     readiness_.set(kClusterCondition, synced, synced ? "synced" : "not synced: " + detail);
   });
 
-  observability::HostMetricsOptions metrics_options;
-  metrics_options.legacy_metrics = config.metrics.legacy;
-  metrics_ = std::make_unique<observability::HostMetrics>(metrics_options);
   metrics_->plugins().record_loaded(registry_);
   metrics_->add_cluster(*extender_->scheduler, *extender_->cluster, registry_.devices());
 
@@ -71,7 +88,6 @@ SchedulerHost::SchedulerHost(const config::HostConfig& config, const log::Logger
   });
   server::register_health_routes(*router, readiness_);
   observability::register_metrics_routes(*router, metrics_->registry(), &logger_);
-  observability::SchedulerMetrics& events = metrics_->scheduler();
   extender::ExtenderObserver observer;
   observer.filtered = [&events](const scheduling::FilterOutcome& outcome, size_t candidates) {
     events.record_filter(outcome, candidates);
@@ -113,7 +129,16 @@ SchedulerHost::SchedulerHost(const config::HostConfig& config, const log::Logger
   }
 }
 
-SchedulerHost::~SchedulerHost() = default;
+SchedulerHost::~SchedulerHost() {
+  // Requests first: nothing may reach the stack or the metrics any more.
+  server_.reset();
+  metrics_listener_.reset();
+  admission_.reset();
+  // The stack's watch threads and node locks report into the metrics, so
+  // the stack goes before them (the metrics only read the stack while
+  // scraping, which has stopped).
+  extender_.reset();
+}
 
 void SchedulerHost::start() {
   server_->start();

@@ -151,6 +151,27 @@ std::mutex& NodeLocker::node_mutex(std::string_view node) {
 }
 
 void NodeLocker::lock(std::string_view node, std::string_view namespace_, std::string_view pod) {
+  if (!options_.observer) {
+    acquire(node, namespace_, pod);
+    return;
+  }
+  const auto started = std::chrono::steady_clock::now();
+  const auto report = [&](NodeLockOutcome outcome) {
+    options_.observer(outcome, std::chrono::steady_clock::now() - started);
+  };
+  try {
+    acquire(node, namespace_, pod);
+  } catch (const NodeLockError& e) {
+    report(e.contention() ? NodeLockOutcome::contention : NodeLockOutcome::error);
+    throw;
+  } catch (...) {
+    report(NodeLockOutcome::error);
+    throw;
+  }
+  report(NodeLockOutcome::acquired);
+}
+
+void NodeLocker::acquire(std::string_view node, std::string_view namespace_, std::string_view pod) {
   // One acquirer per node in this process; other processes are kept out by
   // the resourceVersion precondition of every write.
   std::lock_guard guard(node_mutex(node));

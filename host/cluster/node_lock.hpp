@@ -52,11 +52,16 @@ std::optional<int64_t> parse_rfc3339(std::string_view text);
 // Go's time.Duration text for whole seconds: 300 → "5m0s", 90 → "1m30s".
 std::string go_duration(int64_t seconds);
 
+enum class NodeLockOutcome { acquired, contention, error };
+
 struct NodeLockOptions {
   int64_t expiry_seconds = 300;
   // Attempts of the conditional write when it loses a race with an
   // unrelated node update (HAMi: 5).
   int max_attempts = 5;
+  // Told the outcome of every lock() and how long it took, waiting for
+  // this process's other acquirers of the node included; may be empty.
+  std::function<void(NodeLockOutcome, std::chrono::nanoseconds)> observer;
 };
 
 class NodeLocker {
@@ -74,6 +79,7 @@ class NodeLocker {
   bool release(std::string_view node, std::string_view namespace_, std::string_view pod);
 
  private:
+  void acquire(std::string_view node, std::string_view namespace_, std::string_view pod);
   std::mutex& node_mutex(std::string_view node);
 
   ClusterState& cluster_;

@@ -142,6 +142,7 @@ std::unique_ptr<ExtenderStack> make_extender_stack(const config::HostConfig& con
     options.instance = identity;
     options.core_v1_events = config.cluster.kubernetes.events == config::EventsApi::core_v1;
     options.logger = &logger;
+    options.watch_restarted = stack_options.watch_restarted;
     auto kube_state = std::make_unique<kube::KubernetesClusterState>(stack->api, options);
     stack->kube = kube_state.get();
     stack->cluster = std::move(kube_state);
@@ -159,6 +160,7 @@ std::unique_ptr<ExtenderStack> make_extender_stack(const config::HostConfig& con
                             ? scheduling::AllocateAt::Filter
                             : scheduling::AllocateAt::Bind;
   options.node_lock.expiry_seconds = config.scheduler.node_lock.timeout_seconds;
+  options.node_lock.observer = stack_options.node_lock_observer;
   options.pod_group_lock_retry =
       std::chrono::seconds(config.scheduler.node_lock.pod_group_retry_timeout_seconds);
   options.logger = &logger;

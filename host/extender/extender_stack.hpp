@@ -76,6 +76,10 @@ struct ExtenderStackOptions {
   // Identity for leader detection; empty: leaderElection.identity, else
   // $POD_NAME, else the host name.
   std::string identity;
+  // Metrics hooks, may be empty: every node lock attempt (cluster/node_lock.hpp)
+  // and every re-watch / relist of the Kubernetes caches (kube_cluster.hpp).
+  std::function<void(cluster::NodeLockOutcome, std::chrono::nanoseconds)> node_lock_observer;
+  std::function<void(std::string_view resource, bool relist)> watch_restarted;
 };
 
 // Throws cluster::SnapshotError (a snapshot that cannot be loaded, naming

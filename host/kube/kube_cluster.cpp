@@ -173,6 +173,12 @@ struct KubernetesClusterState::Impl {
       listener(now_synced, now_detail);
   }
 
+  std::function<void(bool)> restart_hook(size_t index) const {
+    if (!options.watch_restarted)
+      return {};
+    return [this, index](bool relist) { options.watch_restarted(kCacheNames[index], relist); };
+  }
+
   ReflectorOptions reflector_options(size_t index, std::string path) const {
     ReflectorOptions o;
     o.name = kCacheNames[index];
@@ -194,6 +200,7 @@ struct KubernetesClusterState::Impl {
       h.added = h.modified = [this](const Value& pod) { store.upsert_pod(pod, false); };
       h.deleted = [this](const Value& pod) { store.delete_pod(pod); };
       h.status = [this](const ReflectorStatus& s) { status_changed(kPods, s); };
+      h.restarted = restart_hook(kPods);
       reflectors[kPods] = std::make_unique<Reflector>(client, std::move(o), std::move(h));
     }
     {
@@ -204,6 +211,7 @@ struct KubernetesClusterState::Impl {
       h.added = h.modified = [this](const Value& node) { store.upsert_node(node); };
       h.deleted = [this](const Value& node) { store.delete_node(node); };
       h.status = [this](const ReflectorStatus& s) { status_changed(kNodes, s); };
+      h.restarted = restart_hook(kNodes);
       reflectors[kNodes] = std::make_unique<Reflector>(client, std::move(o), std::move(h));
     }
     {
@@ -214,6 +222,7 @@ struct KubernetesClusterState::Impl {
       h.added = h.modified = [this](const Value& quota) { store.upsert_quota(quota); };
       h.deleted = [this](const Value& quota) { store.delete_quota(quota); };
       h.status = [this](const ReflectorStatus& s) { status_changed(kQuotas, s); };
+      h.restarted = restart_hook(kQuotas);
       reflectors[kQuotas] = std::make_unique<Reflector>(client, std::move(o), std::move(h));
     }
     {
@@ -224,6 +233,7 @@ struct KubernetesClusterState::Impl {
       h.added = h.modified = [this](const Value& ns) { store.upsert_namespace(ns); };
       h.deleted = [this](const Value& ns) { store.delete_namespace(ns); };
       h.status = [this](const ReflectorStatus& s) { status_changed(kNamespaces, s); };
+      h.restarted = restart_hook(kNamespaces);
       reflectors[kNamespaces] = std::make_unique<Reflector>(client, std::move(o), std::move(h));
     }
   }

@@ -50,6 +50,10 @@ struct KubeClusterOptions {
   // Events waiting to be posted (by a background thread); more are dropped.
   size_t event_queue_capacity = 1000;
   const log::Logger* logger = nullptr;  // must outlive the cluster state
+  // Told (from a watch thread) each time a cache re-watches after a failure
+  // (relist false) or relists after 410 Expired (relist true); `resource` is
+  // "pods", "nodes", "resourcequotas" or "namespaces". May be empty.
+  std::function<void(std::string_view resource, bool relist)> watch_restarted;
 };
 
 class KubernetesClusterState final : public cluster::ClusterState {

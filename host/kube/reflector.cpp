@@ -217,6 +217,8 @@ void Reflector::run(std::stop_token stop) {
         if (options_.logger)
           options_.logger->info("cache relisting",
                                 {{"resource", options_.name}, {"reason", result.error}});
+        if (handlers_.restarted)
+          call("restarted", [&] { handlers_.restarted(true); });
         // A server that keeps answering 410 right after a fresh list must
         // not be hammered.
         if (++expired_in_a_row > 1)
@@ -224,6 +226,8 @@ void Reflector::run(std::stop_token stop) {
         break;
       case WatchEnd::Failed:
         fail("watch", result.error);
+        if (handlers_.restarted)
+          call("restarted", [&] { handlers_.restarted(false); });
         wait(next_backoff(), stop);
         break;
     }

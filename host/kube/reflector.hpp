@@ -84,6 +84,10 @@ struct ReflectorHandlers {
   std::function<void(const rapidjson::Value& object)> modified;
   std::function<void(const rapidjson::Value& object)> deleted;  // the last state the server had
   std::function<void(const ReflectorStatus& status)> status;    // whenever the status changes
+  // The collection is being followed again after a failure: relist = true
+  // for a relist after 410 Expired, false for a re-watch after a dropped
+  // stream or an error. Not called when a watch ends normally.
+  std::function<void(bool relist)> restarted;
 };
 
 class Reflector {

@@ -124,6 +124,25 @@ TEST_F(NodeLock, ReleaseOnlyRemovesOwnLock) {
   EXPECT_TRUE(locker.release("n1", "ns", "owner"));
 }
 
+TEST_F(NodeLock, ObserverIsToldEveryOutcome) {
+  std::vector<NodeLockOutcome> seen;
+  NodeLockOptions options;
+  options.observer = [&seen](NodeLockOutcome outcome, std::chrono::nanoseconds waited) {
+    EXPECT_GE(waited.count(), 0);
+    seen.push_back(outcome);
+  };
+  NodeLocker observed(
+      *state, [this] { return now; }, options);
+  observed.lock("n1", "ns", "owner");
+  EXPECT_THROW(observed.lock("n1", "ns", "other"), NodeLockError);
+  set_lock("not a lock");
+  EXPECT_THROW(observed.lock("n1", "ns", "other"), NodeLockError);
+  EXPECT_THROW(observed.lock("ghost-node", "ns", "other"), ClusterError);
+  EXPECT_EQ(seen,
+            (std::vector<NodeLockOutcome>{NodeLockOutcome::acquired, NodeLockOutcome::contention,
+                                          NodeLockOutcome::error, NodeLockOutcome::error}));
+}
+
 TEST_F(NodeLock, ConcurrentLockersExactlyOneWins) {
   // Pods exist for every contender so no lock counts as dangling.
   for (int i = 0; i < 8; ++i) {

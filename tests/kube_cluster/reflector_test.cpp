@@ -22,6 +22,7 @@ struct Journal {
   mutable std::mutex mu;
   std::vector<std::string> entries;
   std::vector<std::string> statuses;
+  std::vector<std::string> restarts;  // "rewatch" / "relist"
 
   void add(std::string e) {
     std::lock_guard guard(mu);
@@ -34,6 +35,10 @@ struct Journal {
   std::vector<std::string> status_log() const {
     std::lock_guard guard(mu);
     return statuses;
+  }
+  std::vector<std::string> restart_log() const {
+    std::lock_guard guard(mu);
+    return restarts;
   }
 
   ReflectorHandlers handlers() {
@@ -52,6 +57,10 @@ struct Journal {
     h.status = [this](const ReflectorStatus& s) {
       std::lock_guard guard(mu);
       statuses.push_back((s.synced ? "synced " : "unsynced ") + s.error);
+    };
+    h.restarted = [this](bool relist) {
+      std::lock_guard guard(mu);
+      restarts.emplace_back(relist ? "relist" : "rewatch");
     };
     return h;
   }
@@ -151,6 +160,7 @@ TEST_F(ReflectorTest, ErrorEventBacksOffAndRewatchesWithoutRelist) {
       << ::testing::PrintToString(statuses);
   for (const auto& r : testing::requests_to(server_, "GET", "/api/v1/pods"))
     EXPECT_TRUE(r.watch) << "relisted: " << r.query;
+  EXPECT_EQ(journal_.restart_log(), (std::vector<std::string>{"rewatch"}));
 }
 
 TEST_F(ReflectorTest, GoneWatchRelistsAndReportsDeletions) {
@@ -167,6 +177,11 @@ TEST_F(ReflectorTest, GoneWatchRelistsAndReportsDeletions) {
   ASSERT_TRUE(eventually([&] { return journal_.get().size() >= 2; }))
       << ::testing::PrintToString(journal_.get());
   EXPECT_EQ(journal_.get()[1], "replace ml/b ml/c -ml/a");
+  // The cut stream was a re-watch, the 410 a relist.
+  const auto restarts = journal_.restart_log();
+  ASSERT_GE(restarts.size(), 2U);
+  EXPECT_EQ(restarts.front(), "rewatch");
+  EXPECT_EQ(restarts.back(), "relist");
 }
 
 TEST_F(ReflectorTest, NormalStreamEndRewatchesAtOnceFromTheSameVersion) {
@@ -189,6 +204,7 @@ TEST_F(ReflectorTest, NormalStreamEndRewatchesAtOnceFromTheSameVersion) {
   for (const auto& s : journal_.status_log())
     EXPECT_EQ(s.find("failed"), std::string::npos) << s;
   EXPECT_EQ(journal_.get().size(), 1U);
+  EXPECT_TRUE(journal_.restart_log().empty());
 }
 
 TEST(ReflectorStop, StopIsPromptDuringBackoff) {
