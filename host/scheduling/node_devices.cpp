@@ -82,7 +82,8 @@ size_t VendorDevices::find(std::string_view id) const {
   return NodeDevices::npos;
 }
 
-uint64_t NodeDevices::fingerprint(const k8s::NodeModel& node) {
+uint64_t NodeDevices::fingerprint(std::span<const host::DevicePluginHandle> plugins,
+                                  const k8s::NodeModel& node) {
   // Hashes of each key and value, mixed in order (boost::hash_combine's
   // recipe); std::hash reads 8 bytes at a time, and full-Nodes calls hash
   // a thousand 2 KB registrations.
@@ -93,6 +94,12 @@ uint64_t NodeDevices::fingerprint(const k8s::NodeModel& node) {
   for (const hami_kv& kv : node.annotations()) {
     const std::string_view key(kv.key.ptr, kv.key.len);
     if (key == cluster::kNodeLockAnnotation)
+      continue;
+    const auto handshake = [key](const host::DevicePluginHandle& p) {
+      return !p.description().handshake_annotation.empty() &&
+             key == p.description().handshake_annotation;
+    };
+    if (std::any_of(plugins.begin(), plugins.end(), handshake))
       continue;
     mix(key);
     mix(std::string_view(kv.value.ptr, kv.value.len));
@@ -105,7 +112,7 @@ std::shared_ptr<const NodeDevices> NodeDevices::decode(
     const NodeDevices* previous) {
   std::shared_ptr<NodeDevices> out(new NodeDevices());
   out->name_ = std::string(node.name());
-  out->fingerprint_ = fingerprint(node);
+  out->fingerprint_ = fingerprint(plugins, node);
   out->vendors_.resize(plugins.size());
   for (size_t v = 0; v < plugins.size(); ++v) {
     VendorDevices& vendor = out->vendors_[v];

@@ -51,9 +51,13 @@ class NodeDevices {
       std::span<const host::DevicePluginHandle> plugins, const k8s::NodeModel& node,
       const NodeDevices* previous);
 
-  // A fingerprint of the annotations decoding depends on (all of them but
-  // the node lock), to skip re-decoding a node whose only change is the lock.
-  static uint64_t fingerprint(const k8s::NodeModel& node);
+  // A fingerprint of the annotations decoding depends on — all of them but
+  // the node lock and the vendors' handshake annotations, which the host
+  // itself rewrites — to skip re-decoding a node when only those changed
+  // (and to reuse the cached decode for full Node objects that differ from
+  // the cache only in them).
+  static uint64_t fingerprint(std::span<const host::DevicePluginHandle> plugins,
+                              const k8s::NodeModel& node);
 
   NodeDevices(const NodeDevices&) = delete;
   NodeDevices& operator=(const NodeDevices&) = delete;

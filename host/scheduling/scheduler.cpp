@@ -324,9 +324,9 @@ FilterOutcome Scheduler::run_filter(const hami_pod_view& pod, std::vector<Candid
       const NodeUse* base = nullptr;
       NodeUse adjusted;
       try {
-        if (cand.node != nullptr &&
-            !(entry != nullptr && entry->devices &&
-              entry->devices->source_fingerprint() == NodeDevices::fingerprint(*cand.node))) {
+        if (cand.node != nullptr && !(entry != nullptr && entry->devices &&
+                                      entry->devices->source_fingerprint() ==
+                                          NodeDevices::fingerprint(devices_, *cand.node))) {
           fresh = NodeDevices::decode(devices_, *cand.node,
                                       entry != nullptr ? entry->devices.get() : nullptr);
           devices = fresh.get();
@@ -791,7 +791,7 @@ void Scheduler::node_upserted(const std::shared_ptr<const k8s::NodeModel>& node)
     if (const NodeEntry* entry = snapshot->node(node->name()))
       previous = entry->devices;
   }
-  if (previous && previous->source_fingerprint() == NodeDevices::fingerprint(*node))
+  if (previous && previous->source_fingerprint() == NodeDevices::fingerprint(devices_, *node))
     return;
   std::shared_ptr<const NodeDevices> devices;
   try {
