@@ -295,6 +295,12 @@ TEST(JsonDepth, CountsBracketsOutsideStrings) {
   EXPECT_EQ(server::json_nesting_depth("]]]][["), 2u);
   // Stops counting once over the bound.
   EXPECT_EQ(server::json_nesting_depth(std::string(100000, '['), 10), 11u);
+  // An escaped backslash does not escape the quote after it; an escaped
+  // quote does not end the string.
+  EXPECT_EQ(server::json_nesting_depth(R"({"a":"x\\"}[[)"), 2u);
+  EXPECT_EQ(server::json_nesting_depth(R"(["\"[[", "\\\"[[", "\\"])"), 1u);
+  // An unterminated string hides the rest.
+  EXPECT_EQ(server::json_nesting_depth(R"([["[[[[)"), 2u);
 }
 
 TEST_F(LimitsTest, DeeplyNestedBodyIsRefusedBeforeTheHandler) {
