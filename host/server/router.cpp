@@ -139,12 +139,11 @@ Router::Outcome Router::dispatch(Poco::Net::HTTPServerRequest& request,
               std::chrono::duration_cast<std::chrono::nanoseconds>(elapsed));
   }
   if (logger_ != nullptr && logger_->enabled(log::Level::debug)) {
-    const auto micros = std::chrono::duration_cast<std::chrono::microseconds>(elapsed).count();
     logger_->debug("request", {{"method", request.getMethod()},
-                               {"path", std::string(path_of(request.getURI()))},
+                               {"route", std::string(path_of(request.getURI()))},
                                {"status", std::to_string(status)},
                                {"peer", request.clientAddress().toString()},
-                               {"micros", std::to_string(micros)}});
+                               {"duration_ms", log::milliseconds_text(elapsed)}});
   }
   // After the observer, so the drain does not count as serving time.
   if (outcome.closed)

@@ -165,9 +165,10 @@ TEST(Serve, VerboseLogsAtDebug) {
   EXPECT_EQ(curl("https://" + address_of(*listening) + "/healthz"), " 200");
   const auto line = child.wait_for_stderr_line("msg=request", kStartBound);
   ASSERT_TRUE(line.has_value()) << child.err();
-  EXPECT_NE(line->find(" debug msg=request method=GET path=/healthz status=200 peer=127.0.0.1:"),
+  EXPECT_NE(line->find(" debug msg=request method=GET route=/healthz status=200 peer=127.0.0.1:"),
             std::string::npos)
       << *line;
+  EXPECT_NE(line->find(" duration_ms="), std::string::npos) << *line;
   child.signal(SIGTERM);
   EXPECT_EQ(child.wait(std::chrono::seconds(30)), 0);
 }
