@@ -61,6 +61,8 @@ struct PodRecord {
   // Every init container has terminated with exit code 0 (HAMi shrinks the
   // pod's usage to its app containers then). False when there are none.
   bool init_containers_succeeded = false;
+  // spec.schedulingGroup.podGroupName (gang scheduling), empty when unset.
+  std::string pod_group_name;
 
   // Looks up an annotation in the model's view.
   std::optional<std::string_view> annotation(std::string_view key) const;

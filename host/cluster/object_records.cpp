@@ -88,6 +88,10 @@ std::shared_ptr<const PodRecord> make_pod_record(const Value& pod) {
   if (const Value* meta = find_member(pod, "metadata")) {
     record->resource_version = string_at(*meta, "resourceVersion");
   }
+  if (const Value* spec = find_member(pod, "spec")) {
+    if (const Value* group = find_member(*spec, "schedulingGroup"))
+      record->pod_group_name = string_at(*group, "podGroupName");
+  }
   record->model = std::move(model);
   return record;
 }

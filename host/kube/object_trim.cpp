@@ -92,6 +92,8 @@ Value trim_pod(const Value& pod, Allocator& a) {
   };
   nested(pod, doc, "spec", a, [&](const Value& from, Value& to) {
     copy_members(from, to, {"schedulerName", "nodeName", "runtimeClassName"}, a);
+    nested(from, to, "schedulingGroup", a,
+           [&](const Value& f, Value& t) { copy_members(f, t, {"podGroupName"}, a); });
     nested_array(from, to, "initContainers", a, container);
     nested_array(from, to, "containers", a, container);
   });

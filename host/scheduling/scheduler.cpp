@@ -699,7 +699,9 @@ std::string Scheduler::bind(std::string_view namespace_, std::string_view name,
 
 void Scheduler::lock_node(std::string_view node, const cluster::PodRecord& pod) {
   const auto& view = pod.model->view();
-  bool pod_group = false;
+  // A PodGroup member: the label of the scheduler-plugins coscheduling
+  // API, or the pod's spec.schedulingGroup (HAMi §6.1 checks both).
+  bool pod_group = !pod.pod_group_name.empty();
   for (size_t i = 0; i < view.labels_len; ++i) {
     if (sv(view.labels[i].key) == kPodGroupLabel && view.labels[i].value.len > 0)
       pod_group = true;

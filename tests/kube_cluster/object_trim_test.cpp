@@ -100,6 +100,18 @@ TEST(ObjectTrim, InitContainersSucceededSurvivesTrimming) {
   expect_same_pod(full, cut);
 }
 
+TEST(ObjectTrim, PodGroupNameSurvivesTrimming) {
+  auto pod = parse(testing::data_file("core.v1.Pod.json"));
+  rapidjson::Value group(rapidjson::kObjectType);
+  group.AddMember("podGroupName", "gang", pod.GetAllocator());
+  pod["spec"].RemoveMember("schedulingGroup");
+  pod["spec"].AddMember("schedulingGroup", group, pod.GetAllocator());
+  rapidjson::Document holder;
+  const rapidjson::Value trimmed = trim_pod(pod, holder.GetAllocator());
+  EXPECT_EQ(record_of(pod).pod_group_name, "gang");
+  EXPECT_EQ(record_of(trimmed).pod_group_name, "gang");
+}
+
 TEST(ObjectTrim, WrongTypesStillRejected) {
   const auto pod = parse(R"({"metadata":{"name":"p","annotations":{"a":1}}})");
   rapidjson::Document holder;

@@ -142,6 +142,18 @@ TEST_F(PodGroupRetry, MemberTimesOutWithHamisText) {
   EXPECT_EQ(env.cluster->pod("ml", "gang-1")->node_name, "");
 }
 
+TEST_F(PodGroupRetry, SchedulingGroupInTheSpecMakesAMember) {
+  std::string json = pod_json("ml", "gang-2", "uid-g2", {kGpu});
+  const auto at = json.find(R"("spec":{)");
+  ASSERT_NE(at, std::string::npos);
+  json.insert(at + 8, R"("schedulingGroup":{"podGroupName":"gang"},)");
+  add_pod(json);
+  EXPECT_EQ(env.cluster->pod("ml", "gang-2")->pod_group_name, "gang");
+  EXPECT_EQ(env.scheduler->bind("ml", "gang-2", "uid-g2", "gpu-a"),
+            "timed out after 300ms waiting for node gpu-a to be unlocked: node lock contention");
+  EXPECT_EQ(sleeps.size(), 3u);
+}
+
 TEST_F(PodGroupRetry, OrdinaryPodAndEmptyGroupLabelFailAtOnce) {
   add_pod(pod_json("ml", "solo", "uid-s", {kGpu}));
   add_pod(with_labels(pod_json("ml", "empty", "uid-e", {kGpu}),
