@@ -121,6 +121,14 @@ class ClusterState {
   virtual std::shared_ptr<const PodRecord> pod(std::string_view namespace_,
                                                std::string_view name) const = 0;
   virtual std::vector<std::shared_ptr<const PodRecord>> pods() const = 0;
+  // Whether the pod exists now. The default asks pod(); a backend that
+  // caches a remote source of truth confirms an absence there, so a cache
+  // that has not seen a new pod yet is not mistaken for its deletion (the
+  // node lock takes over a lock only when its owner is really gone). When
+  // the answer cannot be had, the pod is assumed to exist.
+  virtual bool pod_exists(std::string_view namespace_, std::string_view name) const {
+    return pod(namespace_, name) != nullptr;
+  }
   virtual std::vector<ResourceQuotaRecord> quotas() const = 0;
   virtual std::vector<NamespaceRecord> namespaces() const = 0;
 

@@ -199,7 +199,8 @@ void NodeLocker::acquire(std::string_view node, std::string_view namespace_, std
       // Ours already (re-entrant, or a write whose reply was lost).
       if (!expired && !parsed->legacy && parsed->namespace_ == namespace_ && parsed->name == pod)
         return;
-      const bool owner_gone = !parsed->legacy && !cluster_.pod(parsed->namespace_, parsed->name);
+      const bool owner_gone =
+          !parsed->legacy && !cluster_.pod_exists(parsed->namespace_, parsed->name);
       if (!expired && !owner_gone)
         throw contention();
       // Taken over: replaced by ours in one conditional write, so nobody

@@ -324,6 +324,17 @@ std::shared_ptr<const cluster::PodRecord> KubernetesClusterState::pod(std::strin
   return impl_->store.pod(namespace_, name);
 }
 
+bool KubernetesClusterState::pod_exists(std::string_view namespace_, std::string_view name) const {
+  if (impl_->store.pod(namespace_, name))
+    return true;
+  try {
+    impl_->client->get(pod_path(namespace_, name));
+    return true;
+  } catch (const ApiError& e) {
+    return e.status() != 404;
+  }
+}
+
 std::vector<std::shared_ptr<const cluster::PodRecord>> KubernetesClusterState::pods() const {
   return impl_->store.pods();
 }

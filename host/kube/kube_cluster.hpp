@@ -89,6 +89,9 @@ class KubernetesClusterState final : public cluster::ClusterState {
   std::shared_ptr<const cluster::PodRecord> pod(std::string_view namespace_,
                                                 std::string_view name) const override;
   std::vector<std::shared_ptr<const cluster::PodRecord>> pods() const override;
+  // The cache, then a live GET when the cache has no such pod (404: gone;
+  // any other failure: assumed to exist).
+  bool pod_exists(std::string_view namespace_, std::string_view name) const override;
   std::vector<cluster::ResourceQuotaRecord> quotas() const override;
   std::vector<cluster::NamespaceRecord> namespaces() const override;
   void watch(cluster::ClusterWatcher& watcher) override;

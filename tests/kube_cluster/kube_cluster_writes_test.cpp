@@ -169,6 +169,25 @@ TEST_F(KubeClusterWrites, StaleNodeVersionConflictsAndRefreshesTheCache) {
   EXPECT_FALSE(server_object("Node", "", "gpu-1")["metadata"]["annotations"].HasMember("mine"));
 }
 
+// The node lock takes over a lock whose owner is gone; a pod the cache has
+// not seen yet must not count as gone.
+TEST_F(KubeClusterWrites, PodExistsAsksTheServerWhenTheCacheHasNoSuchPod) {
+  KubernetesClusterState unsynced(testing::client_for(server_.url()), testing::fast_options());
+  EXPECT_EQ(unsynced.pod("ml", "p1"), nullptr);
+  server_.clear_requests();
+  EXPECT_TRUE(unsynced.pod_exists("ml", "p1"));
+  EXPECT_FALSE(unsynced.pod_exists("ml", "ghost"));
+  EXPECT_EQ(testing::requests_to(server_, "GET", "/api/v1/namespaces/ml/pods/p1").size(), 1U);
+  EXPECT_EQ(testing::requests_to(server_, "GET", "/api/v1/namespaces/ml/pods/ghost").size(), 1U);
+  // A failing server answer is not taken for a deletion.
+  server_.fail_next("GET", "/api/v1/namespaces/ml/pods/ghost", 500, 1);
+  EXPECT_TRUE(unsynced.pod_exists("ml", "ghost"));
+  // The synced cache answers without asking.
+  server_.clear_requests();
+  EXPECT_TRUE(state_->pod_exists("ml", "p2"));
+  EXPECT_TRUE(testing::requests_to(server_, "GET", "/api/v1/namespaces/ml/pods/p2").empty());
+}
+
 TEST_F(KubeClusterWrites, NodeLockBetweenTwoHosts) {
   auto other = start();
   const auto now = [] { return static_cast<int64_t>(std::time(nullptr)); };
