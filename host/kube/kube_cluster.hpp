@@ -46,6 +46,9 @@ struct KubeClusterOptions {
   // Server-side timeoutSeconds of each watch: random in [min, 2*min).
   std::chrono::seconds watch_timeout{300};
   std::chrono::milliseconds backoff_initial{200};
+  // Full relist of each cache at the first watch end after this period
+  // (reflector.hpp); zero: never.
+  std::chrono::milliseconds resync{std::chrono::minutes(30)};
   std::chrono::milliseconds backoff_max{std::chrono::seconds(30)};
   // Events waiting to be posted (by a background thread); more are dropped.
   size_t event_queue_capacity = 1000;

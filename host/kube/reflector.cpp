@@ -169,6 +169,7 @@ void Reflector::wait(std::chrono::milliseconds delay, std::stop_token stop) {
 
 void Reflector::run(std::stop_token stop) {
   bool need_list = true;
+  auto listed_at = std::chrono::steady_clock::now();
   int expired_in_a_row = 0;
   const auto fail = [&](const std::string& what, const std::string& error) {
     ++failures_;
@@ -196,6 +197,7 @@ void Reflector::run(std::stop_token stop) {
         continue;
       }
       need_list = false;
+      listed_at = std::chrono::steady_clock::now();
       failures_ = 0;
       set_status(true, "", 0);
       if (stop.stop_requested())
@@ -211,6 +213,14 @@ void Reflector::run(std::stop_token stop) {
     }
     switch (result.end) {
       case WatchEnd::Normal:
+        if (options_.resync > std::chrono::milliseconds::zero() &&
+            std::chrono::steady_clock::now() - listed_at >= options_.resync) {
+          need_list = true;
+          if (options_.logger)
+            options_.logger->debug("cache resync", {{"resource", options_.name}});
+          if (handlers_.restarted)
+            call("restarted", [&] { handlers_.restarted(true); });
+        }
         break;
       case WatchEnd::Expired:
         need_list = true;

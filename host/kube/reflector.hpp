@@ -17,6 +17,8 @@
 //     timeoutSeconds) → re-watch at once.
 //   - A relist hands over every object plus the keys known before that are
 //     gone now, so deletions missed while disconnected are delivered.
+//   - Resync (options.resync): a full relist at the first normal watch end
+//     after that period; reported through `restarted` like any relist.
 //
 // Handlers run on the reflector's own thread (std::jthread), one at a time,
 // in stream order; an exception from a handler is logged and ignored.
@@ -55,6 +57,11 @@ struct ReflectorOptions {
   std::chrono::seconds watch_timeout{300};  // server-side timeoutSeconds: random in [t, 2t)
   std::chrono::milliseconds backoff_initial{200};
   std::chrono::milliseconds backoff_max{std::chrono::seconds(30)};
+  // Resync: once this long has passed since the last list, the next normal
+  // end of a watch is followed by a full relist instead of a re-watch, so
+  // an event the stream never delivered is still caught up with (the relist
+  // hands over deletions as usual). Zero: never.
+  std::chrono::milliseconds resync{0};
   // Copies each listed or watched object into the allocator given (the
   // consumer's chance to trim it); default: a whole copy.
   std::function<rapidjson::Value(const rapidjson::Value&, rapidjson::Document::AllocatorType&)>

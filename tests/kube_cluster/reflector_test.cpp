@@ -207,6 +207,25 @@ TEST_F(ReflectorTest, NormalStreamEndRewatchesAtOnceFromTheSameVersion) {
   EXPECT_TRUE(journal_.restart_log().empty());
 }
 
+TEST_F(ReflectorTest, ResyncRelistsAtTheNextNormalWatchEnd) {
+  auto options = pod_options();
+  options.watch_timeout = 1s;  // the server ends each stream after 1 or 2 s
+  options.resync = 1ms;        // due by the end of the first watch
+  Reflector reflector(testing::client_for(server_.url()), options, journal_.handlers());
+  reflector.start();
+  ASSERT_TRUE(eventually([&] { return reflector.status().synced; }));
+  ASSERT_TRUE(eventually([&] { return journal_.get().size() >= 2; }, 5s))
+      << ::testing::PrintToString(journal_.get());
+  EXPECT_EQ(journal_.get()[1], "replace ml/a ml/b ml/c");
+  EXPECT_EQ(journal_.restart_log().front(), "relist");
+  size_t lists = 0;
+  for (const auto& r : testing::requests_to(server_, "GET", "/api/v1/pods"))
+    lists += r.watch ? 0 : 1;
+  EXPECT_GE(lists, 4U);  // two pages each time
+  for (const auto& s : journal_.status_log())
+    EXPECT_EQ(s.find("failed"), std::string::npos) << s;
+}
+
 TEST(ReflectorStop, StopIsPromptDuringBackoff) {
   std::string url;
   {
