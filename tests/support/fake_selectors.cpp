@@ -55,6 +55,26 @@ bool field_supported(std::string_view field, const KindInfo& kind) {
   return kind.kind == "Node" && field == "spec.unschedulable";
 }
 
+// Splits "key=value", "key==value" or "key!=value" into `term`; false when
+// `part` has none of those operators.
+bool parse_comparison(std::string_view part, Selector::Term& term) {
+  size_t op_pos = part.find("!=");
+  size_t value_pos = 0;
+  if (op_pos != std::string_view::npos) {
+    term.op = Selector::Op::not_equals;
+    value_pos = op_pos + 2;
+  } else if ((op_pos = part.find("==")) != std::string_view::npos) {
+    value_pos = op_pos + 2;
+  } else if ((op_pos = part.find('=')) != std::string_view::npos) {
+    value_pos = op_pos + 1;
+  } else {
+    return false;
+  }
+  term.key = std::string(trim(part.substr(0, op_pos)));
+  term.value = std::string(trim(part.substr(value_pos)));
+  return true;
+}
+
 }  // namespace
 
 std::optional<Selector> Selector::parse_fields(std::string_view text, const KindInfo& kind,
@@ -66,22 +86,11 @@ std::optional<Selector> Selector::parse_fields(std::string_view text, const Kind
   for (std::string_view part : split_commas(text)) {
     part = trim(part);
     Term term;
-    size_t op_pos = part.find("!=");
-    size_t value_pos = 0;
-    if (op_pos != std::string_view::npos) {
-      term.op = Op::not_equals;
-      value_pos = op_pos + 2;
-    } else if ((op_pos = part.find("==")) != std::string_view::npos) {
-      value_pos = op_pos + 2;
-    } else if ((op_pos = part.find('=')) != std::string_view::npos) {
-      value_pos = op_pos + 1;
-    } else {
+    if (!parse_comparison(part, term)) {
       error = "invalid selector: '" + std::string(text) + "'; can't understand '" +
               std::string(part) + "'";
       return std::nullopt;
     }
-    term.key = std::string(trim(part.substr(0, op_pos)));
-    term.value = std::string(trim(part.substr(value_pos)));
     if (!field_supported(term.key, kind)) {
       error = "field label not supported: " + term.key;
       return std::nullopt;
@@ -100,25 +109,10 @@ std::optional<Selector> Selector::parse_labels(std::string_view text, std::strin
   for (std::string_view part : split_commas(text)) {
     part = trim(part);
     Term term;
-    size_t op_pos = part.find("!=");
-    size_t value_pos = 0;
-    if (op_pos != std::string_view::npos) {
-      term.op = Op::not_equals;
-      value_pos = op_pos + 2;
-    } else if ((op_pos = part.find("==")) != std::string_view::npos) {
-      value_pos = op_pos + 2;
-    } else if ((op_pos = part.find('=')) != std::string_view::npos) {
-      value_pos = op_pos + 1;
-    } else if (!part.empty() && part.front() == '!') {
-      term.op = Op::not_exists;
-      term.key = std::string(trim(part.substr(1)));
-    } else {
-      term.op = Op::exists;
-      term.key = std::string(part);
-    }
-    if (term.op == Op::equals || term.op == Op::not_equals) {
-      term.key = std::string(trim(part.substr(0, op_pos)));
-      term.value = std::string(trim(part.substr(value_pos)));
+    if (!parse_comparison(part, term)) {
+      const bool negated = !part.empty() && part.front() == '!';
+      term.op = negated ? Op::not_exists : Op::exists;
+      term.key = std::string(negated ? trim(part.substr(1)) : part);
     }
     if (term.key.empty() || term.key.find_first_of(" ()") != std::string::npos) {
       error = "unable to parse requirement: \"" + std::string(part) + "\"";

@@ -22,6 +22,13 @@ namespace hami::testing::fake {
 
 class Selector {
  public:
+  enum class Op { equals, not_equals, exists, not_exists };
+  struct Term {
+    std::string key;
+    Op op = Op::equals;
+    std::string value;
+  };
+
   // nullopt with `error` set (the 400 message) when the text is invalid.
   static std::optional<Selector> parse_fields(std::string_view text, const KindInfo& kind,
                                               std::string& error);
@@ -31,12 +38,6 @@ class Selector {
   bool matches(const Json& object) const;
 
  private:
-  enum class Op { equals, not_equals, exists, not_exists };
-  struct Term {
-    std::string key;
-    Op op = Op::equals;
-    std::string value;
-  };
   bool labels_ = false;
   std::vector<Term> terms_;
 };
