@@ -5,6 +5,8 @@
 // resources left alone, an allocation round trip, a fit without devices, and
 // concurrent calls for plugins that declare them safe.
 #include <rapidjson/document.h>
+
+#include <memory>
 #pragma GCC diagnostic push
 #pragma GCC diagnostic ignored "-Wnull-dereference"
 #include <rapidjson/schema.h>
@@ -99,6 +101,24 @@ bool describe(const Instance& inst, CheckContext& c, Description& out) {
                     Text::text(d.register_annotation), Text::text(d.allocated_annotation),
                     d.memory_factor};
   return true;
+}
+
+// The plugin's instance made with "{}" — and its description when `d` is
+// given — for a check that needs a working one; null once the check has
+// recorded why there is none.
+std::unique_ptr<Instance> open_default(const PluginUnderTest& p, CheckContext& c,
+                                       Description* d = nullptr) {
+  if (!usable(p, c)) {
+    return nullptr;
+  }
+  auto inst = std::make_unique<Instance>(p, "{}");
+  if (!c.expect(inst->status() == HAMI_OK, "create({}) failed: " + inst->message())) {
+    return nullptr;
+  }
+  if (d != nullptr && !describe(*inst, c, *d)) {
+    return nullptr;
+  }
+  return inst;
 }
 
 // A pod with one container whose limits are `limits`.
@@ -242,14 +262,12 @@ void device_describe(const PluginUnderTest& p, CheckContext& c) {
 }
 
 void device_no_resources(const PluginUnderTest& p, CheckContext& c) {
-  if (!usable(p, c)) {
-    return;
-  }
-  const Instance inst(p, "{}");
   Description d;
-  if (!c.expect(inst.status() == HAMI_OK, "create({}) failed") || !describe(inst, c, d)) {
+  const auto opened = open_default(p, c, &d);
+  if (!opened) {
     return;
   }
+  const Instance& inst = *opened;
   OnePod empty({});
   hami_container_mutation_sink sink{};
   sink.struct_size = sizeof sink;
@@ -287,14 +305,12 @@ void device_no_resources(const PluginUnderTest& p, CheckContext& c) {
 }
 
 void device_garbage_registrations(const PluginUnderTest& p, CheckContext& c) {
-  if (!usable(p, c)) {
-    return;
-  }
-  const Instance inst(p, "{}");
   Description d;
-  if (!c.expect(inst.status() == HAMI_OK, "create({}) failed") || !describe(inst, c, d)) {
+  const auto opened = open_default(p, c, &d);
+  if (!opened) {
     return;
   }
+  const Instance& inst = *opened;
   std::vector<std::string> garbage = {"",
                                       "[",
                                       "]",
@@ -339,13 +355,11 @@ void device_garbage_registrations(const PluginUnderTest& p, CheckContext& c) {
 }
 
 void device_garbage_allocations(const PluginUnderTest& p, CheckContext& c) {
-  if (!usable(p, c)) {
+  const auto opened = open_default(p, c);
+  if (!opened) {
     return;
   }
-  const Instance inst(p, "{}");
-  if (!c.expect(inst.status() == HAMI_OK, "create({}) failed")) {
-    return;
-  }
+  const Instance& inst = *opened;
   hami_allocation_sink sink{sizeof(hami_allocation_sink), nullptr, &ignore_container,
                             &ignore_alloc};
   const std::vector<std::string> garbage = {",",
@@ -365,13 +379,11 @@ void device_garbage_allocations(const PluginUnderTest& p, CheckContext& c) {
 }
 
 void device_allocation_round_trip(const PluginUnderTest& p, CheckContext& c) {
-  if (!usable(p, c)) {
+  const auto opened = open_default(p, c);
+  if (!opened) {
     return;
   }
-  const Instance inst(p, "{}");
-  if (!c.expect(inst.status() == HAMI_OK, "create({}) failed")) {
-    return;
-  }
+  const Instance& inst = *opened;
   const std::string id = "GPU-0fc3eda5-e98b-a25b-5b0d-cf5c855d1448";
   const std::string type = "Model X";
   hami_alloc_device dev{sizeof(hami_alloc_device), hs(id), hs(type), 4096, 30};
@@ -416,13 +428,11 @@ void device_allocation_round_trip(const PluginUnderTest& p, CheckContext& c) {
 }
 
 void device_fit_without_devices(const PluginUnderTest& p, CheckContext& c) {
-  if (!usable(p, c)) {
+  const auto opened = open_default(p, c);
+  if (!opened) {
     return;
   }
-  const Instance inst(p, "{}");
-  if (!c.expect(inst.status() == HAMI_OK, "create({}) failed")) {
-    return;
-  }
+  const Instance& inst = *opened;
   OnePod pod({});
   hami_device_request req{sizeof(hami_device_request), 1, 100, 0, 10};
   hami_fit_input in{};
@@ -448,14 +458,12 @@ void device_concurrent_calls(const PluginUnderTest& p, CheckContext& c) {
     c.skip("does not declare HAMI_FLAG_CONCURRENT_SAFE: the host serialises its calls");
     return;
   }
-  if (!usable(p, c)) {
-    return;
-  }
-  const Instance inst(p, "{}");
   Description d;
-  if (!c.expect(inst.status() == HAMI_OK, "create({}) failed") || !describe(inst, c, d)) {
+  const auto opened = open_default(p, c, &d);
+  if (!opened) {
     return;
   }
+  const Instance& inst = *opened;
   const std::string id0 = "GPU-0", id1 = "GPU-1", type = d.vendor + " Model";
   hami_device devs[2] = {};
   for (int i = 0; i < 2; ++i) {
