@@ -94,7 +94,7 @@ void RequestMetrics::observe(std::string_view route, std::string_view method, in
 server::Router::Handler instrument(RequestMetrics& metrics, std::string_view route,
                                    std::string_view method, server::Router::Handler handler) {
   RequestMetrics::RouteRecorder& recorder = metrics.route(route, method);
-  return [&recorder, handler = std::move(handler)](const server::Request& request,
+  return [&recorder, handler = std::move(handler)](server::Request& request,
                                                    server::Response& response) {
     const auto begin = std::chrono::steady_clock::now();
     try {

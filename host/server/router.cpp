@@ -6,6 +6,8 @@
 #include <rapidjson/stringbuffer.h>
 #include <rapidjson/writer.h>
 
+#include <algorithm>
+#include <cctype>
 #include <chrono>
 #include <istream>
 #include <ostream>
@@ -25,6 +27,35 @@ std::string error_body(std::string_view message) {
   w.String(message.data(), static_cast<rapidjson::SizeType>(message.size()));
   w.EndObject();
   return std::string(buf.GetString(), buf.GetSize());
+}
+
+std::string_view Request::header(std::string_view name) const {
+  for (const auto& [key, value] : headers) {
+    if (key.size() == name.size() &&
+        std::equal(key.begin(), key.end(), name.begin(), [](char a, char b) {
+          return std::tolower(static_cast<unsigned char>(a)) ==
+                 std::tolower(static_cast<unsigned char>(b));
+        })) {
+      return value;
+    }
+  }
+  return {};
+}
+
+std::size_t Response::body_size() const {
+  std::size_t size = body.size();
+  for (const std::string_view piece : tail)
+    size += piece.size();
+  return size;
+}
+
+std::string Response::joined_body() const {
+  std::string all;
+  all.reserve(body_size());
+  all += body;
+  for (const std::string_view piece : tail)
+    all += piece;
+  return all;
 }
 
 std::string_view path_of(std::string_view target) {
@@ -51,14 +82,17 @@ int send(Poco::Net::HTTPServerResponse& out, const Response& r, bool close, bool
     out.set(name, value);
   if (close)
     out.setKeepAlive(false);
-  out.setContentLength64(static_cast<Poco::Int64>(r.body.size()));
+  out.setContentLength64(static_cast<Poco::Int64>(r.body_size()));
   // Flushed here, not when Poco destroys the response: shutdown counts a
   // request as finished when its handler returns, and must not cut off
   // bytes still sitting in the stream buffer.
   std::ostream& body = out.send();
   // A HEAD answer carries the headers of the body but never the body.
-  if (!head)
+  if (!head) {
     body.write(r.body.data(), static_cast<std::streamsize>(r.body.size()));
+    for (const std::string_view piece : r.tail)
+      body.write(piece.data(), static_cast<std::streamsize>(piece.size()));
+  }
   body.flush();
   return r.status;
 }
@@ -236,11 +270,14 @@ Router::Outcome Router::serve(Poco::Net::HTTPServerRequest& request,
             false};
   }
 
-  const Request req{.method = method,
-                    .path = path,
-                    .content_type = request.getContentType(),
-                    .body = std::move(body),
-                    .raw = request};
+  Request req{.method = method,
+              .path = path,
+              .content_type = request.getContentType(),
+              .body = std::move(body),
+              .peer = request.clientAddress().toString(),
+              .headers = {}};
+  for (const auto& [name, value] : request)
+    req.headers.emplace_back(name, value);
   Response out;
   try {
     route.handler(req, out);

@@ -31,6 +31,7 @@
 #include "server/server_limits.hpp"
 
 namespace Poco::Net {
+class HTTPServerRequest;
 class HTTPServerResponse;
 }
 
@@ -42,7 +43,7 @@ namespace hami::server {
 
 class Router {
  public:
-  using Handler = std::function<void(const Request&, Response&)>;
+  using Handler = std::function<void(Request&, Response&)>;
 
   // `logger` (optional) must outlive the router.
   explicit Router(const log::Logger* logger = nullptr) : logger_(logger) {}

@@ -1,11 +1,7 @@
 // The scheduler's own metrics: requests per route and status class,
 // filter/bind/lock/admission/watch recording hooks, plugin status.
-#include <Poco/Net/HTTPServerParams.h>
-#include <Poco/Net/HTTPServerRequest.h>
-#include <Poco/Net/SocketAddress.h>
 #include <gtest/gtest.h>
 
-#include <sstream>
 #include <stdexcept>
 
 #include "exposition_parser.hpp"
@@ -18,25 +14,6 @@ namespace {
 using namespace hami::observability;
 using hami::testing::parse_exposition;
 using std::chrono::milliseconds;
-
-// A request object for handlers that never look at the raw request.
-class IdleRequest final : public Poco::Net::HTTPServerRequest {
- public:
-  std::istream& stream() override { return body_; }
-  const Poco::Net::SocketAddress& clientAddress() const override { return address_; }
-  const Poco::Net::SocketAddress& serverAddress() const override { return address_; }
-  const Poco::Net::HTTPServerParams& serverParams() const override { return *params_; }
-  Poco::Net::HTTPServerResponse& response() const override {
-    throw std::logic_error("IdleRequest has no response");
-  }
-  bool secure() const override { return false; }
-
- private:
-  std::istringstream body_;
-  Poco::Net::SocketAddress address_;
-  Poco::AutoPtr<Poco::Net::HTTPServerParams> params_ =
-      Poco::makeAuto<Poco::Net::HTTPServerParams>();
-};
 
 TEST(StatusClass, Boundaries) {
   EXPECT_EQ(status_class(100), "1xx");
@@ -93,8 +70,12 @@ TEST(RequestMetrics, InstrumentedHandlerRecordsItsStatusAndExceptions) {
                            [](const hami::server::Request&, hami::server::Response&) {
                              throw std::runtime_error("boom");
                            });
-  const IdleRequest raw;
-  const hami::server::Request request{"POST", "/webhook", "application/json", "{}", raw};
+  hami::server::Request request{.method = "POST",
+                                .path = "/webhook",
+                                .content_type = "application/json",
+                                .body = "{}",
+                                .peer = "127.0.0.1:1",
+                                .headers = {}};
   hami::server::Response response;
   ok(request, response);
   EXPECT_EQ(response.status, 201);

@@ -69,7 +69,7 @@ class LifecycleTest : public ::testing::Test {
     server::register_health_routes(*router, readiness);
     router->add("GET", "/peer", 0, [](const server::Request& req, server::Response& out) {
       out.content_type = "text/plain";
-      out.body = req.raw.clientAddress().toString();
+      out.body = req.peer;
     });
     router->add("GET", "/block", 0, [this](const server::Request&, server::Response& out) {
       entered.set_value();
