@@ -10,8 +10,10 @@ void register_admission_routes(server::Router& router, const AdmissionService& s
     response.content_type = "application/json";
     response.body = std::move(reply.body);
   };
-  router.add("POST", "/mutate-pod", body_limit, handler);
-  router.add("POST", "/webhook", body_limit, handler);
+  // The decision reads only the cluster cache: it runs on the event loop
+  // that read the review, without a thread switch.
+  router.add("POST", "/mutate-pod", body_limit, handler, server::Execution::inline_loop);
+  router.add("POST", "/webhook", body_limit, handler, server::Execution::inline_loop);
 }
 
 }  // namespace hami::admission

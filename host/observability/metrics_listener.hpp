@@ -1,8 +1,8 @@
 // MetricsListener: the optional plain-HTTP listener for /metrics (HAMi's
-// --metrics-bind-address, default :9395; config `metrics.listen`). Poco's
-// HTTPServer on a ServerSocket serving GET /metrics from a registry through
-// a Router, so unknown paths get 404 and other methods 405, as on the main
-// listener. Metrics are always plain HTTP (HAMi §1.5).
+// --metrics-bind-address, default :9395; config `metrics.listen`): the
+// host's server in plain-text mode serving GET /metrics from a registry
+// through a Router, so unknown paths get 404 and other methods 405, as on
+// the main listener. Metrics are always plain HTTP (HAMi §1.5).
 //
 // Lifecycle: the constructor binds (so the real port is known, also for
 // port 0); start() begins accepting; stop() stops accepting and closes

@@ -19,7 +19,8 @@ void register_metrics_routes(server::Router& router, const MetricsRegistry& regi
                      "metrics scrape incomplete",
                      {{"problems", std::to_string(problems.size())}, {"first", problems.front()}});
                }
-             });
+             },
+             server::Execution::inline_loop);
 }
 
 }  // namespace hami::observability

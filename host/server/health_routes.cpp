@@ -46,8 +46,8 @@ std::string not_ready_body(const std::vector<Readiness::Condition>& unmet) {
 }  // namespace
 
 void register_health_routes(Router& router, const Readiness& readiness) {
-  router.add("GET", "/healthz", kNoBody, alive);
-  router.add("GET", "/status", kNoBody, alive);
+  router.add("GET", "/healthz", kNoBody, alive, Execution::inline_loop);
+  router.add("GET", "/status", kNoBody, alive, Execution::inline_loop);
   router.add("GET", "/readyz", kNoBody, [&readiness](const Request& req, Response& out) {
     const auto unmet = readiness.unmet();
     if (unmet.empty()) {
@@ -56,7 +56,7 @@ void register_health_routes(Router& router, const Readiness& readiness) {
     }
     out.status = 503;
     out.body = not_ready_body(unmet);
-  });
+  }, Execution::inline_loop);
 }
 
 }  // namespace hami::server

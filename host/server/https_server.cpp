@@ -1,84 +1,213 @@
 #include "server/https_server.hpp"
 
-#include <Poco/Net/HTTPServerParams.h>
 #include <Poco/Net/NetException.h>
-#include <Poco/Net/SecureServerSocket.h>
+#include <Poco/Net/ServerSocket.h>
 #include <Poco/Net/SocketAddress.h>
-#include <Poco/Net/TCPServer.h>
-#include <Poco/ThreadPool.h>
+#include <arpa/inet.h>
+#include <netinet/in.h>
+#include <netinet/tcp.h>
+#include <sched.h>
+#include <sys/epoll.h>
+#include <sys/socket.h>
+#include <unistd.h>
 
+#include <algorithm>
 #include <csignal>
-#include <optional>
+#include <future>
 #include <thread>
+#include <unordered_map>
+#include <vector>
 
-#include "server/connection_context.hpp"
-#include "server/http_connection.hpp"
-#include "server/overload_guard.hpp"
+#include "server/event_loop.hpp"
+#include "server/server_connection.hpp"
+#include "server/server_state.hpp"
+#include "server/worker_pool.hpp"
 
 namespace hami::server {
 namespace {
 
 constexpr int kListenBacklog = 256;
-// After the grace period, aborted connections get this long to unwind
-// before the server objects are destroyed.
-constexpr auto kUnwindBound = std::chrono::seconds(5);
-constexpr auto kUnwindPoll = std::chrono::milliseconds(10);
+constexpr std::uint64_t kListenerKey = 1;
+constexpr std::uint64_t kFirstConnectionKey = 2;
+// Deadlines are checked this often.
+constexpr std::chrono::milliseconds kTick{50};
+constexpr int kMaxLoops = 4;
+// Connections taken per readiness event, so one loop does not starve its
+// own connections during a burst.
+constexpr int kAcceptBurst = 64;
+constexpr auto kLoopAnswerBound = std::chrono::seconds(5);
+
+int loop_count() {
+  cpu_set_t set;
+  CPU_ZERO(&set);
+  int cpus = 1;
+  if (sched_getaffinity(0, sizeof set, &set) == 0)
+    cpus = CPU_COUNT(&set);
+  return std::clamp(cpus, 1, kMaxLoops);
+}
+
+std::string peer_text(const sockaddr_storage& addr) {
+  char host[INET6_ADDRSTRLEN] = {};
+  if (addr.ss_family == AF_INET6) {
+    const auto& a = reinterpret_cast<const sockaddr_in6&>(addr);
+    inet_ntop(AF_INET6, &a.sin6_addr, host, sizeof host);
+    return "[" + std::string(host) + "]:" + std::to_string(ntohs(a.sin6_port));
+  }
+  if (addr.ss_family == AF_INET) {
+    const auto& a = reinterpret_cast<const sockaddr_in&>(addr);
+    inet_ntop(AF_INET, &a.sin_addr, host, sizeof host);
+    return std::string(host) + ":" + std::to_string(ntohs(a.sin_port));
+  }
+  return "unknown";
+}
 
 }  // namespace
+
+// One event loop, its thread and the connections it serves. Everything but
+// the EventLoop's post/stop is touched only on the loop's thread.
+struct Loop {
+  EventLoop events{kTick};
+  std::unordered_map<std::uint64_t, std::unique_ptr<ServerConnection>> connections;
+  std::uint64_t next_key = kFirstConnectionKey;
+  bool listening = false;
+  std::thread thread;
+};
 
 struct HttpsServer::Impl {
   ServerTls tls;
   const log::Logger& logger;
-  std::shared_ptr<ConnectionContext> context = std::make_shared<ConnectionContext>();
-  std::shared_ptr<BusyResponder> busy;
-  Poco::Net::SecureServerSocket socket;
-  Poco::ThreadPool pool;
-  std::optional<Poco::Net::TCPServer> tcp;
+  ServerState state;
+  Poco::Net::ServerSocket socket;
   uint16_t port = 0;
   std::string address;
+  int workers_wanted;
+  // Declared before the workers: the workers' answers are posted to the
+  // loops, which must therefore outlive them.
+  std::vector<std::unique_ptr<Loop>> loops;
+  std::unique_ptr<WorkerPool> workers;
   bool started = false;
   bool stopped = false;
 
   Impl(ServerTls t, const config::ServerConfig& settings, const log::Logger& l)
-      : tls(std::move(t)),
-        logger(l),
-        busy(std::make_shared<BusyResponder>(limits_of(settings))),
-        socket(tls.context),
-        pool(1, settings.max_threads, 60) {}
+      : tls(std::move(t)), logger(l), workers_wanted(std::max(1, settings.max_threads)) {
+    state.tls = tls.context ? tls.context->sslContext() : nullptr;
+    state.limits = limits_of(settings);
+  }
+
+  void accept_ready(Loop& loop);
+  void run(Loop& loop);
+  // Runs `task` on every loop's thread and waits (bounded) until all did.
+  void on_every_loop(const std::function<void(Loop&)>& task);
 };
+
+void HttpsServer::Impl::accept_ready(Loop& loop) {
+  const int listen_fd = socket.impl()->sockfd();
+  for (int i = 0; i < kAcceptBurst; ++i) {
+    sockaddr_storage addr{};
+    socklen_t len = sizeof addr;
+    const int fd = ::accept4(listen_fd, reinterpret_cast<sockaddr*>(&addr), &len,
+                             SOCK_NONBLOCK | SOCK_CLOEXEC);
+    if (fd < 0)
+      return;  // drained (EAGAIN), or out of descriptors: retried on the next event
+    const int one = 1;
+    ::setsockopt(fd, IPPROTO_TCP, TCP_NODELAY, &one, sizeof one);
+    bool busy = false;
+    if (state.admitted.fetch_add(1) >= state.limits.max_connections) {
+      --state.admitted;
+      ++state.refused;
+      if (state.busy.load() >= static_cast<int>(kBusyBacklog)) {
+        ::close(fd);
+        continue;
+      }
+      ++state.busy;
+      busy = true;
+    } else {
+      ++state.total;
+    }
+    std::unique_ptr<Channel> channel;
+    try {
+      channel = std::make_unique<Channel>(fd, state.tls);
+    } catch (const std::exception& e) {
+      // The channel closed the descriptor.
+      if (busy)
+        --state.busy;
+      else
+        --state.admitted;
+      logger.warn("connection dropped", {{"error", e.what()}});
+      continue;
+    }
+    const std::uint64_t key = loop.next_key++;
+    auto completion = [&loop](std::uint64_t done_key, Response response) {
+      loop.events.post([&loop, done_key, response = std::move(response)]() mutable {
+        const auto found = loop.connections.find(done_key);
+        if (found != loop.connections.end() && !found->second->on_handled(std::move(response)))
+          loop.connections.erase(found);
+      });
+    };
+    auto connection = std::make_unique<ServerConnection>(
+        state, loop.events, key, std::move(channel), peer_text(addr), busy, std::move(completion));
+    if (connection->start())
+      loop.connections.emplace(key, std::move(connection));
+  }
+}
+
+void HttpsServer::Impl::run(Loop& loop) {
+  loop.events.run(
+      [this, &loop](std::uint64_t key, std::uint32_t events) {
+        if (key == kListenerKey) {
+          if (loop.listening)
+            accept_ready(loop);
+          return;
+        }
+        const auto found = loop.connections.find(key);
+        if (found != loop.connections.end() && !found->second->on_events(events))
+          loop.connections.erase(found);
+      },
+      [&loop](EventLoop::Clock::time_point now) {
+        for (auto it = loop.connections.begin(); it != loop.connections.end();) {
+          if (it->second->on_tick(now))
+            ++it;
+          else
+            it = loop.connections.erase(it);
+        }
+      });
+}
+
+void HttpsServer::Impl::on_every_loop(const std::function<void(Loop&)>& task) {
+  std::vector<std::future<void>> done;
+  for (auto& loop : loops) {
+    auto finished = std::make_shared<std::promise<void>>();
+    done.push_back(finished->get_future());
+    Loop* target = loop.get();
+    loop->events.post([target, finished, task] {
+      task(*target);
+      finished->set_value();
+    });
+  }
+  for (auto& f : done)
+    f.wait_for(kLoopAnswerBound);
+}
 
 HttpsServer::HttpsServer(std::shared_ptr<const Router> router, ServerTls tls,
                          const config::ListenAddress& listen, const config::ServerConfig& settings,
                          const log::Logger& logger)
     : impl_(std::make_unique<Impl>(std::move(tls), settings, logger)) {
   std::signal(SIGPIPE, SIG_IGN);
+  impl_->state.router = std::move(router);
   try {
-    const Poco::Net::SocketAddress address(listen.host, listen.port);
+    const Poco::Net::SocketAddress address =
+        listen.host.empty() ? Poco::Net::SocketAddress(listen.port)
+                            : Poco::Net::SocketAddress(listen.host, listen.port);
     // reuseAddress for quick restarts, but never SO_REUSEPORT: a second
     // process must not be able to share (and steal from) our port.
     impl_->socket.bind(address, true, false);
     impl_->socket.listen(kListenBacklog);
+    impl_->socket.setBlocking(false);
     impl_->port = impl_->socket.address().port();
     impl_->address = impl_->socket.address().toString();
   } catch (const Poco::Exception& e) {
     throw std::runtime_error("cannot listen on " + listen.text() + ": " + e.displayText());
   }
-  auto params = Poco::makeAuto<Poco::Net::HTTPServerParams>();
-  params->setMaxThreads(settings.max_threads);
-  // The OverloadGuard admits at most max_threads + max_queued connections,
-  // so Poco's own queue limit (which drops silently) is never reached.
-  params->setMaxQueued(settings.max_threads + settings.max_queued + 1);
-  params->setTimeout(Poco::Timespan(settings.read_timeout_seconds, 0));
-  params->setKeepAlive(true);
-  params->setKeepAliveTimeout(Poco::Timespan(settings.keep_alive_timeout_seconds, 0));
-  params->setMaxKeepAliveRequests(0);  // unlimited
-  ConnectionContext& ctx = *impl_->context;
-  ctx.router = std::move(router);
-  ctx.params = params;
-  ctx.limits = limits_of(settings);
-  auto factory = Poco::makeShared<HttpConnectionFactory>(impl_->context);
-  impl_->tcp.emplace(factory, impl_->pool, impl_->socket, params);
-  impl_->tcp->setConnectionFilter(Poco::makeAuto<OverloadGuard>(impl_->context, impl_->busy));
 }
 
 HttpsServer::~HttpsServer() {
@@ -90,10 +219,26 @@ HttpsServer::~HttpsServer() {
 }
 
 void HttpsServer::start() {
-  if (impl_->started)
+  if (impl_->started || impl_->stopped)
     return;
-  impl_->tcp->start();
   impl_->started = true;
+  impl_->workers = std::make_unique<WorkerPool>(impl_->workers_wanted);
+  impl_->state.workers = impl_->workers.get();
+  const int listen_fd = impl_->socket.impl()->sockfd();
+  const int count = loop_count();
+  for (int i = 0; i < count; ++i) {
+    auto loop = std::make_unique<Loop>();
+    // Every loop waits on the one listening socket; EPOLLEXCLUSIVE wakes
+    // one of them per connection instead of all.
+    if (!loop->events.add(listen_fd, EPOLLIN | EPOLLEXCLUSIVE, kListenerKey))
+      throw std::runtime_error("cannot watch the listening socket " + impl_->address);
+    loop->listening = true;
+    impl_->loops.push_back(std::move(loop));
+  }
+  for (auto& loop : impl_->loops) {
+    Loop* target = loop.get();
+    loop->thread = std::thread([this, target] { impl_->run(*target); });
+  }
 }
 
 uint16_t HttpsServer::port() const {
@@ -105,20 +250,20 @@ std::string HttpsServer::address() const {
 }
 
 int HttpsServer::in_flight() const {
-  const std::lock_guard lock(impl_->context->traffic.mutex);
-  return impl_->context->traffic.in_flight;
+  const std::lock_guard lock(impl_->state.traffic.mutex);
+  return impl_->state.traffic.in_flight;
 }
 
 int HttpsServer::total_connections() const {
-  return impl_->tcp->totalConnections();
+  return impl_->state.total.load();
 }
 
 int HttpsServer::refused_connections() const {
-  return impl_->context->refused.load();
+  return impl_->state.refused.load();
 }
 
 int HttpsServer::cut_connections() const {
-  return impl_->context->watch.cut();
+  return impl_->state.cut.load();
 }
 
 const ServerTls& HttpsServer::tls() const {
@@ -129,11 +274,19 @@ bool HttpsServer::shutdown(std::chrono::milliseconds grace) {
   if (impl_->stopped)
     return true;
   impl_->stopped = true;
-  Traffic& traffic = impl_->context->traffic;
+  Traffic& traffic = impl_->state.traffic;
   traffic.draining.store(true);
-  // Stop accepting: the acceptor thread ends and the listening socket
-  // closes, so new connections are refused rather than queued.
-  impl_->tcp->stop();
+  if (!impl_->started) {
+    impl_->socket.close();
+    return true;
+  }
+  // Stop accepting, then close the socket so new connections are refused
+  // rather than queued.
+  const int listen_fd = impl_->socket.impl()->sockfd();
+  impl_->on_every_loop([listen_fd](Loop& loop) {
+    loop.listening = false;
+    loop.events.remove(listen_fd);
+  });
   impl_->socket.close();
 
   bool finished = false;
@@ -145,11 +298,12 @@ bool HttpsServer::shutdown(std::chrono::milliseconds grace) {
     impl_->logger.warn("shutdown grace period over; aborting in-flight requests",
                        {{"in_flight", std::to_string(traffic.in_flight)}});
   }
-  // Wakes connections idling in keep-alive (and aborts any still running).
-  impl_->context->watch.abort_all();
-  const auto deadline = std::chrono::steady_clock::now() + kUnwindBound;
-  while (impl_->tcp->currentConnections() > 0 && std::chrono::steady_clock::now() < deadline) {
-    std::this_thread::sleep_for(kUnwindPoll);
+  // Closes idle keep-alive connections and aborts what is still running.
+  impl_->on_every_loop([](Loop& loop) { loop.connections.clear(); });
+  for (auto& loop : impl_->loops) {
+    loop->events.stop();
+    if (loop->thread.joinable())
+      loop->thread.join();
   }
   return finished;
 }

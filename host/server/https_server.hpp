@@ -1,18 +1,27 @@
-// HttpsServer: Poco's TCPServer over a SecureServerSocket, serving a Router
-// through HttpConnection.
+// HttpsServer: an epoll event-loop HTTP/1.1 server over TLS (or plain
+// text when the ServerTls has no context: the metrics listener), serving a
+// Router.
+//
+// Threads: one event loop per CPU the process may run on (at most 4), each
+// accepting from the shared listening socket and serving its connections:
+// TLS, request framing, inline handlers and answers never leave the loop's
+// thread, so a request costs no thread switch. Handlers of worker routes
+// run on a pool of server.maxThreads threads and hand their answer back to
+// the loop.
 //
 // Lifecycle: the constructor binds the listening socket (so the bound port
 // is known, also for port 0); start() begins accepting; shutdown() stops
-// accepting, lets in-flight requests finish within the grace period, closes
-// idle keep-alive connections and returns whether everything finished.
-// Connections are HTTP/1.1 keep-alive with the configured idle timeout; the
-// read timeout bounds every socket read, and the header plus body of each
-// request (server_limits.hpp). At most max_threads connections are served
-// at once, max_queued more wait; beyond that a connection gets a 503
-// (overload_guard.hpp).
-// Constructing a server makes the process ignore SIGPIPE: OpenSSL writes
-// with write(2), and a client that disconnects mid-answer must cost an
-// error on that connection, not the process.
+// accepting (new connections are refused at once), lets in-flight requests
+// finish within the grace period — their answers say `Connection: Close` —
+// closes every connection and returns whether everything finished; the
+// destructor waits for worker handlers still running.
+// Connections are HTTP/1.1 keep-alive with the configured idle timeout;
+// the request deadline, connection limit, head limits and drain bounds are
+// those of server_limits.hpp; the connection phases are in
+// server_connection.hpp.
+// Constructing a server makes the process ignore SIGPIPE: a client that
+// disconnects mid-answer must cost an error on that connection, not the
+// process.
 #pragma once
 
 #include <chrono>
@@ -45,9 +54,9 @@ class HttpsServer {
   uint16_t port() const;
   std::string address() const;
 
-  // Requests currently inside the router.
+  // Requests between the end of their head and the end of their answer.
   int in_flight() const;
-  // Connections accepted since start.
+  // Connections accepted (and admitted) since start.
   int total_connections() const;
   // Connections refused with 503 (or closed) because the server was full.
   int refused_connections() const;
@@ -56,6 +65,8 @@ class HttpsServer {
   int cut_connections() const;
 
   // Idempotent. True when every in-flight request finished within `grace`.
+  // Returns without waiting for worker handlers that overran the grace
+  // period; their answers are dropped.
   bool shutdown(std::chrono::milliseconds grace);
 
   const ServerTls& tls() const;

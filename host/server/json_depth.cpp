@@ -2,6 +2,8 @@
 
 #include <cstring>
 
+#include "k8s/json_brackets.hpp"
+
 namespace hami::server {
 
 namespace {
@@ -61,6 +63,12 @@ std::size_t json_nesting_depth(std::string_view text, std::size_t stop_after) {
     ++at;
   }
   return deepest;
+}
+
+bool json_nests_deeper_than(std::string_view text, std::size_t limit) {
+  if (k8s::json_open_brackets(text) <= limit)
+    return false;
+  return json_nesting_depth(text, limit) > limit;
 }
 
 }  // namespace hami::server

@@ -18,4 +18,10 @@ inline constexpr std::size_t kMaxJsonDepth = 512;
 // bytes: malformed JSON is measured as far as brackets go.
 std::size_t json_nesting_depth(std::string_view text, std::size_t stop_after = kMaxJsonDepth);
 
+// True when `text` nests deeper than `limit`. A text with at most `limit`
+// opening brackets in all cannot, and counting them is a vectorised pass
+// over the bytes, so the exact scan runs only for the rare large bodies
+// with more brackets than that.
+bool json_nests_deeper_than(std::string_view text, std::size_t limit = kMaxJsonDepth);
+
 }  // namespace hami::server

@@ -11,7 +11,7 @@
 #include <vector>
 
 #include "server/json_depth.hpp"
-#include "server/overload_guard.hpp"
+#include "server/http_reply.hpp"
 #include "test_support.hpp"
 
 namespace hami::test {

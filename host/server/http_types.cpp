@@ -1,0 +1,50 @@
+#include "server/http_types.hpp"
+
+#include <rapidjson/stringbuffer.h>
+#include <rapidjson/writer.h>
+
+#include <algorithm>
+
+namespace hami::server {
+
+std::string_view Request::header(std::string_view name) const {
+  const auto lower = [](char c) {
+    return (c >= 'A' && c <= 'Z') ? static_cast<char>(c - 'A' + 'a') : c;
+  };
+  for (const auto& [key, value] : headers) {
+    if (key.size() == name.size() &&
+        std::equal(key.begin(), key.end(), name.begin(),
+                   [&](char a, char b) { return lower(a) == lower(b); })) {
+      return value;
+    }
+  }
+  return {};
+}
+
+std::size_t Response::body_size() const {
+  std::size_t size = body.size();
+  for (const std::string_view piece : tail)
+    size += piece.size();
+  return size;
+}
+
+std::string Response::joined_body() const {
+  std::string all;
+  all.reserve(body_size());
+  all += body;
+  for (const std::string_view piece : tail)
+    all += piece;
+  return all;
+}
+
+std::string error_body(std::string_view message) {
+  rapidjson::StringBuffer buf;
+  rapidjson::Writer<rapidjson::StringBuffer> w(buf);
+  w.StartObject();
+  w.Key("error");
+  w.String(message.data(), static_cast<rapidjson::SizeType>(message.size()));
+  w.EndObject();
+  return std::string(buf.GetString(), buf.GetSize());
+}
+
+}  // namespace hami::server

@@ -1,0 +1,500 @@
+#include "server/server_connection.hpp"
+
+#include <sys/epoll.h>
+
+#include <algorithm>
+#include <cstring>
+
+#include "server/http_reply.hpp"
+
+namespace hami::server {
+namespace {
+
+// One TLS record's worth: SSL_read never returns more in one call.
+constexpr std::size_t kReadChunk = 16 * 1024;
+// Answers are copied into a staging buffer of this size before they are
+// written, so a reply made of thousands of small views costs a few large
+// writes instead of thousands of small ones.
+constexpr std::size_t kStageSize = 256 * 1024;
+// Buffers grown past this by a large request or answer are released when
+// the connection goes idle, so kept-alive connections stay small.
+constexpr std::size_t kKeepCapacity = 64 * 1024;
+
+template <typename Buffer>
+void release_if_large(Buffer& buffer) {
+  if (buffer.capacity() > kKeepCapacity)
+    Buffer().swap(buffer);
+  else
+    buffer.clear();
+}
+
+}  // namespace
+
+ServerConnection::ServerConnection(ServerState& state, EventLoop& loop, std::uint64_t key,
+                                   std::unique_ptr<Channel> channel, std::string peer, bool busy,
+                                   Completion completion)
+    : state_(state),
+      loop_(loop),
+      key_(key),
+      channel_(std::move(channel)),
+      peer_(std::move(peer)),
+      busy_(busy),
+      completion_(std::move(completion)) {
+  // The first request's deadline covers the TLS handshake.
+  deadline_ = Clock::now() + (busy_ ? std::chrono::milliseconds(kBusyAnswerTimeout)
+                                    : state_.limits.request_deadline);
+}
+
+ServerConnection::~ServerConnection() {
+  if (in_flight_)
+    state_.traffic.leave();
+  loop_.remove(channel_->fd());
+  if (busy_)
+    --state_.busy;
+  else
+    --state_.admitted;
+}
+
+bool ServerConnection::start() {
+  if (!loop_.add(channel_->fd(), EPOLLIN, key_))
+    return false;
+  interest_ = EPOLLIN;
+  return advance();
+}
+
+void ServerConnection::want(std::uint32_t events) {
+  if (events == interest_)
+    return;
+  loop_.modify(channel_->fd(), events, key_);
+  interest_ = events;
+}
+
+bool ServerConnection::on_events(std::uint32_t events) {
+  if (phase_ == Phase::handling) {
+    // Nothing is read while a worker answers; a connection that broke
+    // meanwhile is closed (its answer will find nobody).
+    return (events & (EPOLLHUP | EPOLLERR)) == 0;
+  }
+  return advance();
+}
+
+bool ServerConnection::on_handled(Response response) {
+  if (phase_ != Phase::handling)
+    return true;
+  answer(std::move(response), After::keep_alive);
+  return advance();
+}
+
+bool ServerConnection::on_tick(Clock::time_point now) {
+  if (phase_ == Phase::handling || now < deadline_)
+    return true;
+  switch (phase_) {
+    case Phase::handshake:
+      if (!busy_)
+        ++state_.cut;
+      return false;
+    case Phase::head:
+      if (!request_deadline_)
+        return false;  // idle between requests for the keep-alive timeout
+      ++state_.cut;
+      if (!parser_.started())
+        return false;  // nothing of a request arrived: nobody to answer
+      answer_error(408, "timed out reading the request head", After::close);
+      return advance();
+    case Phase::body:
+      ++state_.cut;
+      answer_error(408, "timed out reading the request body", After::close);
+      return advance();
+    case Phase::writing:  // the client stopped reading its answer
+    case Phase::draining:
+    case Phase::handling:
+      return false;
+  }
+  return false;
+}
+
+bool ServerConnection::advance() {
+  for (;;) {
+    bool progressed = false;
+    bool alive = true;
+    switch (phase_) {
+      case Phase::handshake:
+        alive = step_handshake(progressed);
+        break;
+      case Phase::head:
+        alive = step_head(progressed);
+        break;
+      case Phase::body:
+        alive = step_body(progressed);
+        break;
+      case Phase::handling:
+        return true;
+      case Phase::writing:
+        alive = step_write(progressed);
+        break;
+      case Phase::draining:
+        alive = step_drain(progressed);
+        break;
+    }
+    if (!alive)
+      return false;
+    if (!progressed)
+      return true;
+  }
+}
+
+bool ServerConnection::step_handshake(bool& progressed) {
+  const IoResult r = channel_->handshake();
+  switch (r.kind) {
+    case IoResult::Kind::done:
+      progressed = true;
+      if (busy_) {
+        // The busy answer is sent without reading the request.
+        head_bytes_ = busy_reply();
+        answer_ = Response{};
+        head_only_ = true;
+        staging_.clear();
+        staged_ = piece_ = piece_at_ = 0;
+        after_ = After::drain;
+        phase_ = Phase::writing;
+        return true;
+      }
+      phase_ = Phase::head;
+      return true;
+    case IoResult::Kind::want_read:
+      want(EPOLLIN);
+      return true;
+    case IoResult::Kind::want_write:
+      want(EPOLLOUT);
+      return true;
+    case IoResult::Kind::closed:
+    case IoResult::Kind::failed:
+      return false;
+  }
+  return false;
+}
+
+bool ServerConnection::fill(bool& progressed) {
+  if (in_pos_ > 0) {
+    in_.erase(0, in_pos_);
+    in_pos_ = 0;
+  }
+  const std::size_t had = in_.size();
+  in_.resize(had + kReadChunk);
+  const IoResult r = channel_->read(in_.data() + had, kReadChunk);
+  in_.resize(had + (r.kind == IoResult::Kind::done ? r.bytes : 0));
+  switch (r.kind) {
+    case IoResult::Kind::done:
+      progressed = true;
+      return true;
+    case IoResult::Kind::want_read:
+      want(EPOLLIN);
+      return true;
+    case IoResult::Kind::want_write:
+      want(EPOLLOUT);
+      return true;
+    case IoResult::Kind::closed:
+      ended_ = true;
+      return true;
+    case IoResult::Kind::failed:
+      return false;
+  }
+  return false;
+}
+
+bool ServerConnection::step_head(bool& progressed) {
+  if (in_pos_ < in_.size()) {
+    const bool was_started = parser_.started();
+    in_pos_ += parser_.feed(std::string_view(in_).substr(in_pos_));
+    if (!was_started && parser_.started() && !request_deadline_) {
+      // The first byte of a kept-alive connection's next request.
+      deadline_ = Clock::now() + state_.limits.request_deadline;
+      request_deadline_ = true;
+    }
+    switch (parser_.state()) {
+      case HeadParser::State::complete:
+        begin_request();
+        progressed = true;
+        return true;
+      case HeadParser::State::refused:
+        answer_error(parser_.error().status, parser_.error().message, After::drain);
+        progressed = true;
+        return true;
+      case HeadParser::State::incomplete:
+        break;
+    }
+  }
+  if (!fill(progressed))
+    return false;
+  // The client closed: between requests that is the normal end.
+  return !ended_;
+}
+
+void ServerConnection::begin_request() {
+  head_ = std::move(parser_.head());
+  parser_.reset();
+  started_at_ = Clock::now();
+  in_flight_ = true;
+  state_.traffic.enter();
+  const std::string_view path = path_of(head_.target);
+  const bool has_body = head_.chunked || head_.content_length.value_or(0) > 0;
+  Response refusal;
+  route_ = state_.router->find(head_.method, path, refusal);
+  if (route_ == nullptr) {
+    // Without reading it, an unread body would be taken for the next
+    // request: the connection ends after this answer.
+    answer(std::move(refusal), has_body ? After::drain : After::keep_alive);
+    return;
+  }
+  if (head_.content_length && *head_.content_length > route_->body_limit) {
+    answer_error(413,
+                 "request body exceeds the limit of " + std::to_string(route_->body_limit) +
+                     " bytes",
+                 After::drain);
+    return;
+  }
+  body_.clear();
+  body_filled_ = 0;
+  chunks_ = ChunkedDecoder{};
+  if (head_.content_length)
+    body_.resize(static_cast<std::size_t>(*head_.content_length));
+  if (head_.expect_continue && has_body && in_pos_ == in_.size() && head_.minor_version >= 1)
+    continue_ = kContinueReply;
+  phase_ = Phase::body;
+}
+
+bool ServerConnection::step_body(bool& progressed) {
+  if (!continue_.empty()) {
+    const IoResult r = channel_->write(continue_.data(), continue_.size());
+    if (r.kind == IoResult::Kind::done) {
+      continue_.erase(0, r.bytes);
+    } else if (r.kind == IoResult::Kind::want_write || r.kind == IoResult::Kind::want_read) {
+      want(r.kind == IoResult::Kind::want_write ? EPOLLOUT : EPOLLIN);
+      return true;
+    } else {
+      return false;
+    }
+    progressed = true;
+    return true;
+  }
+  const std::size_t limit = route_->body_limit;
+  if (head_.chunked) {
+    if (in_pos_ < in_.size()) {
+      in_pos_ += chunks_.feed(std::string_view(in_).substr(in_pos_), body_);
+      if (body_.size() > limit) {
+        answer_error(413, "request body exceeds the limit of " + std::to_string(limit) + " bytes",
+                     After::drain);
+        progressed = true;
+        return true;
+      }
+      if (chunks_.state() == ChunkedDecoder::State::malformed) {
+        answer_error(400, "request body unreadable", After::drain);
+        progressed = true;
+        return true;
+      }
+      if (chunks_.state() == ChunkedDecoder::State::done) {
+        dispatch();
+        progressed = true;
+        return true;
+      }
+    }
+    if (!fill(progressed))
+      return false;
+    if (ended_) {
+      answer_error(400, "request body ended early", After::close);
+      progressed = true;
+    }
+    return true;
+  }
+  // Content-Length (or no body): buffered bytes first, then straight from
+  // the channel into the body, without an intermediate copy.
+  const std::size_t length = body_.size();
+  const std::size_t buffered = std::min(length - body_filled_, in_.size() - in_pos_);
+  if (buffered > 0) {
+    std::memcpy(body_.data() + body_filled_, in_.data() + in_pos_, buffered);
+    body_filled_ += buffered;
+    in_pos_ += buffered;
+  }
+  while (body_filled_ < length) {
+    const IoResult r = channel_->read(body_.data() + body_filled_, length - body_filled_);
+    switch (r.kind) {
+      case IoResult::Kind::done:
+        body_filled_ += r.bytes;
+        continue;
+      case IoResult::Kind::want_read:
+        want(EPOLLIN);
+        return true;
+      case IoResult::Kind::want_write:
+        want(EPOLLOUT);
+        return true;
+      case IoResult::Kind::closed:
+        answer_error(400, "request body ended early", After::close);
+        progressed = true;
+        return true;
+      case IoResult::Kind::failed:
+        return false;
+    }
+  }
+  dispatch();
+  progressed = true;
+  return true;
+}
+
+void ServerConnection::dispatch() {
+  Request request{.method = head_.method,
+                  .path = std::string(path_of(head_.target)),
+                  .content_type = head_.content_type,
+                  .body = std::move(body_),
+                  .peer = peer_,
+                  .headers = std::move(head_.headers)};
+  body_ = std::string();
+  const Router& router = *state_.router;
+  if (route_->execution == Execution::inline_loop) {
+    Response response;
+    router.handle(*route_, request, response);
+    answer(std::move(response), After::keep_alive);
+    return;
+  }
+  phase_ = Phase::handling;
+  want(0);
+  state_.workers->submit([router = state_.router, route = route_,
+                          request = std::make_shared<Request>(std::move(request)),
+                          completion = completion_, key = key_] {
+    Response response;
+    router->handle(*route, *request, response);
+    completion(key, std::move(response));
+  });
+}
+
+void ServerConnection::answer_error(int status, std::string_view message, After after) {
+  Response response;
+  response.status = status;
+  response.body = error_body(message);
+  answer(std::move(response), after);
+}
+
+void ServerConnection::answer(Response response, After after) {
+  const bool close = after != After::keep_alive || !head_.keep_alive ||
+                     state_.traffic.draining.load() || ended_;
+  after_ = (after == After::keep_alive && close) ? After::close : after;
+  head_only_ = head_.method == "HEAD";
+  answer_ = std::move(response);
+  head_bytes_.clear();
+  append_response_head(head_bytes_, answer_, answer_.body_size(), head_.minor_version, close);
+  staging_.clear();
+  staged_ = piece_ = piece_at_ = 0;
+  phase_ = Phase::writing;
+  deadline_ = Clock::now() + state_.limits.write_stall;
+  request_deadline_ = false;
+  if (in_flight_) {
+    state_.router->finished(path_of(head_.target), head_.method, answer_.status,
+                            Clock::now() - started_at_, peer_);
+  }
+}
+
+bool ServerConnection::step_write(bool& progressed) {
+  const auto piece = [this](std::size_t i) -> std::string_view {
+    if (i == 0)
+      return head_bytes_;
+    if (head_only_)
+      return {};
+    if (i == 1)
+      return answer_.body;
+    return answer_.tail[i - 2];
+  };
+  const std::size_t pieces = head_only_ ? 1 : 2 + answer_.tail.size();
+  for (;;) {
+    if (staged_ == staging_.size()) {
+      staging_.clear();
+      staged_ = 0;
+      while (staging_.size() < kStageSize && piece_ < pieces) {
+        const std::string_view rest = piece(piece_).substr(piece_at_);
+        const std::size_t n = std::min(rest.size(), kStageSize - staging_.size());
+        staging_.append(rest.data(), n);
+        piece_at_ += n;
+        if (piece_at_ == piece(piece_).size()) {
+          ++piece_;
+          piece_at_ = 0;
+        }
+      }
+      if (staging_.empty())
+        break;
+    }
+    const IoResult r = channel_->write(staging_.data() + staged_, staging_.size() - staged_);
+    switch (r.kind) {
+      case IoResult::Kind::done:
+        staged_ += r.bytes;
+        deadline_ = Clock::now() + state_.limits.write_stall;
+        continue;
+      case IoResult::Kind::want_write:
+        want(EPOLLOUT);
+        return true;
+      case IoResult::Kind::want_read:
+        want(EPOLLIN);
+        return true;
+      case IoResult::Kind::closed:
+      case IoResult::Kind::failed:
+        return false;
+    }
+  }
+  // The whole answer is out.
+  if (in_flight_) {
+    in_flight_ = false;
+    state_.traffic.leave();
+  }
+  answer_ = Response{};
+  release_if_large(staging_);
+  progressed = true;
+  switch (after_) {
+    case After::keep_alive:
+      start_next_request();
+      return true;
+    case After::close:
+      return false;
+    case After::drain:
+      channel_->shutdown_send();
+      phase_ = Phase::draining;
+      drained_ = 0;
+      deadline_ = Clock::now() + (busy_ ? std::chrono::milliseconds(kBusyAnswerTimeout)
+                                        : state_.limits.drain_time);
+      return true;
+  }
+  return false;
+}
+
+void ServerConnection::start_next_request() {
+  phase_ = Phase::head;
+  head_ = RequestHead{};
+  route_ = nullptr;
+  release_if_large(body_);
+  if (in_pos_ == in_.size()) {
+    release_if_large(in_);
+    in_pos_ = 0;
+  }
+  deadline_ = Clock::now() + state_.limits.keep_alive;
+  request_deadline_ = false;
+}
+
+bool ServerConnection::step_drain(bool& progressed) {
+  const std::size_t limit = busy_ ? kBusyDrainBytes : state_.limits.drain_bytes;
+  for (;;) {
+    if (drained_ >= limit)
+      return false;
+    const IoResult r = channel_->discard(limit - drained_);
+    switch (r.kind) {
+      case IoResult::Kind::done:
+        drained_ += r.bytes;
+        continue;
+      case IoResult::Kind::want_read:
+      case IoResult::Kind::want_write:
+        want(EPOLLIN);
+        progressed = false;
+        return true;
+      case IoResult::Kind::closed:
+      case IoResult::Kind::failed:
+        return false;
+    }
+  }
+}
+
+}  // namespace hami::server

@@ -1,0 +1,121 @@
+// ServerConnection: one accepted connection, driven by its event loop
+// through the phases
+//
+//   handshake → head → body → handling → writing → (head again | close)
+//
+// with the side paths
+//  - early answer (unknown route or method with a body, 413, a refused
+//    head): answered with `Connection: Close`, then the sending side is
+//    shut and unread request bytes are drained within the drain bounds, so
+//    the client reads the answer rather than a reset;
+//  - deadline (head and body of a request, the handshake of the first one,
+//    not received within the request deadline): 408 when part of a request
+//    arrived, then closed; counted as cut;
+//  - busy (accepted beyond the connection limit): the handshake, the busy
+//    503, a short drain, closed.
+// Handlers of inline routes run within on_events(); worker routes are
+// handed to the worker pool and come back through on_handled() on the
+// loop's thread. The owner (the loop) destroys the connection when a call
+// returns false.
+#pragma once
+
+#include <chrono>
+#include <cstdint>
+#include <functional>
+#include <memory>
+#include <string>
+
+#include "server/event_loop.hpp"
+#include "server/http_head_parser.hpp"
+#include "server/server_state.hpp"
+#include "server/tls_channel.hpp"
+
+namespace hami::server {
+
+class ServerConnection {
+ public:
+  using Clock = std::chrono::steady_clock;
+  // Posts the answer of a worker handler back to this connection's loop.
+  using Completion = std::function<void(std::uint64_t key, Response response)>;
+
+  ServerConnection(ServerState& state, EventLoop& loop, std::uint64_t key,
+                   std::unique_ptr<Channel> channel, std::string peer, bool busy,
+                   Completion completion);
+  ~ServerConnection();
+  ServerConnection(const ServerConnection&) = delete;
+  ServerConnection& operator=(const ServerConnection&) = delete;
+
+  // Registers with the loop and starts the handshake; false: close.
+  bool start();
+  bool on_events(std::uint32_t events);
+  bool on_tick(Clock::time_point now);
+  bool on_handled(Response response);
+
+  bool busy() const { return busy_; }
+
+ private:
+  enum class Phase { handshake, head, body, handling, writing, draining };
+  enum class After { keep_alive, close, drain };
+
+  // Runs the phases as far as the socket allows; false: close now.
+  bool advance();
+  bool step_handshake(bool& progressed);
+  bool step_head(bool& progressed);
+  bool step_body(bool& progressed);
+  bool step_write(bool& progressed);
+  bool step_drain(bool& progressed);
+
+  // Reads what the channel has into in_. False when the connection broke;
+  // an orderly end from the client sets ended_.
+  bool fill(bool& progressed);
+  void begin_request();
+  void dispatch();
+  void answer(Response response, After after);
+  void answer_error(int status, std::string_view message, After after);
+  void start_next_request();
+  void want(std::uint32_t events);
+
+  ServerState& state_;
+  EventLoop& loop_;
+  std::uint64_t key_;
+  std::unique_ptr<Channel> channel_;
+  std::string peer_;
+  bool busy_;
+  Completion completion_;
+
+  Phase phase_ = Phase::handshake;
+  std::uint32_t interest_ = 0;
+  Clock::time_point deadline_;  // of the current phase; max when none
+  bool request_deadline_ = true;  // deadline_ is a request deadline (a cut)
+
+  // Input: bytes read and not yet consumed start at in_pos_.
+  std::string in_;
+  std::size_t in_pos_ = 0;
+  HeadParser parser_;
+
+  // The request being served.
+  RequestHead head_;
+  const Router::Route* route_ = nullptr;
+  std::string body_;
+  std::uint64_t body_filled_ = 0;
+  ChunkedDecoder chunks_;
+  bool in_flight_ = false;
+  Clock::time_point started_at_;
+  std::string continue_;  // the unsent rest of a "100 Continue"
+  bool ended_ = false;    // the client ended its sending side
+
+  // Output: the answer being written.
+  Response answer_;
+  std::string head_bytes_;
+  std::string staging_;
+  std::size_t staged_ = 0;   // bytes of staging_ already written
+  std::size_t piece_ = 0;    // next piece to stage: 0 head, 1 body, 2.. tail
+  std::size_t piece_at_ = 0;  // offset within that piece
+  bool head_only_ = false;
+  After after_ = After::keep_alive;
+  int answered_status_ = 0;
+
+  std::size_t drained_ = 0;
+};
+
+}  // namespace hami::server
