@@ -7,11 +7,16 @@
 
 #include "admission/base64.hpp"
 #include "admission/json_text.hpp"
+#include "k8s/json_brackets.hpp"
 #include "k8s/json_read.hpp"
 
 namespace hami::admission {
 
 namespace {
+
+// Recursion depth that RapidJSON's recursive reader may reach safely on a
+// server or fuzzing thread's stack (a few hundred bytes per level).
+constexpr std::size_t kRecursiveParseDepth = 512;
 
 using k8s::json::member;
 using k8s::json::type_name;
@@ -102,11 +107,16 @@ ReviewRequest decode_review(std::string_view body, ReviewDocument& storage) {
   if (const size_t nul = body.find('\0'); nul != std::string_view::npos) {
     known.fail("request body is not valid JSON: a NUL byte (at byte " + std::to_string(nul) + ")");
   }
-  // Iterative: deeply nested input cannot exhaust the stack. In place: the
-  // copy's strings become the document's strings.
+  // In place: the copy's strings become the document's strings. A text
+  // that could nest deeper than kRecursiveParseDepth is parsed iteratively,
+  // so it cannot exhaust the stack; every real review is far below that
+  // and gets RapidJSON's faster recursive reader.
   storage.text.assign(body);
   rapidjson::Document& doc = storage.doc;
-  doc.ParseInsitu<rapidjson::kParseIterativeFlag>(storage.text.data());
+  if (k8s::json_open_brackets(body) <= kRecursiveParseDepth)
+    doc.ParseInsitu(storage.text.data());
+  else
+    doc.ParseInsitu<rapidjson::kParseIterativeFlag>(storage.text.data());
   if (doc.HasParseError()) {
     std::string message = "request body is not valid JSON: ";
     message += rapidjson::GetParseError_En(doc.GetParseError());
