@@ -1,0 +1,320 @@
+// Behaviour of the event-loop server that the older tests do not reach:
+// pipelining, chunked bodies, 100-continue, answers made of views, inline
+// routes versus worker routes, clients leaving while a worker answers,
+// HTTP/1.0, the keep-alive timeout and plain-text mode.
+#include <arpa/inet.h>
+#include <gtest/gtest.h>
+#include <netinet/in.h>
+#include <sys/socket.h>
+#include <unistd.h>
+
+#include <atomic>
+#include <chrono>
+#include <future>
+#include <memory>
+#include <string>
+#include <thread>
+
+#include "server/https_server.hpp"
+#include "test_support.hpp"
+
+namespace hami::test {
+namespace {
+
+using namespace std::chrono_literals;
+
+constexpr std::size_t kLimit = 64;
+
+struct Gate {
+  std::promise<void> entered;
+  std::promise<void> release;
+  std::shared_future<void> released = release.get_future().share();
+};
+
+std::shared_ptr<server::Router> make_router(Gate& gate, std::atomic<int>& worker_calls) {
+  auto router = std::make_shared<server::Router>();
+  router->add(
+      "GET", "/ping", 0,
+      [](server::Request&, server::Response& out) {
+        out.content_type = "text/plain";
+        out.body = "pong";
+      },
+      server::Execution::inline_loop);
+  router->add(
+      "POST", "/echo", kLimit,
+      [](server::Request& req, server::Response& out) {
+        out.content_type = "text/plain";
+        out.body = std::move(req.body);
+      },
+      server::Execution::inline_loop);
+  router->add("POST", "/size", 8u << 20, [](server::Request& req, server::Response& out) {
+    out.content_type = "text/plain";
+    out.body = std::to_string(req.body.size());
+  });
+  // 4 MiB answered as "[" + 4096 views of 1 KiB into a kept buffer + "]".
+  router->add("GET", "/views", 0, [](server::Request&, server::Response& out) {
+    auto store = std::make_shared<std::string>();
+    for (int i = 0; i < 4096; ++i)
+      *store += std::string(1023, static_cast<char>('a' + i % 26)) + ",";
+    out.content_type = "text/plain";
+    out.body = "[";
+    for (std::size_t at = 0; at < store->size(); at += 1024)
+      out.tail.emplace_back(store->data() + at, 1024);
+    out.tail.emplace_back("]");
+    out.keep = store;
+  });
+  router->add("GET", "/slow", 0, [&gate, &worker_calls](server::Request&, server::Response& out) {
+    ++worker_calls;
+    gate.entered.set_value();
+    gate.released.wait_for(10s);
+    out.content_type = "text/plain";
+    out.body = "slow done";
+  });
+  return router;
+}
+
+class EventServerTest : public ::testing::Test {
+ protected:
+  void start(config::ServerConfig settings = {}) {
+    ServerOptions options;
+    options.settings = settings;
+    srv = std::make_unique<RunningServer>(make_router(gate, worker_calls), options);
+    ctx = make_client_ctx({});
+  }
+  std::unique_ptr<TlsConnection> connect() {
+    auto conn = std::make_unique<TlsConnection>(ctx.get(), srv->port());
+    EXPECT_TRUE(conn->handshake()) << conn->error();
+    return conn;
+  }
+  void TearDown() override {
+    try {
+      gate.release.set_value();
+    } catch (const std::future_error&) {
+      // already released by the test
+    }
+  }
+
+  Gate gate;
+  std::atomic<int> worker_calls{0};
+  std::unique_ptr<RunningServer> srv;
+  SslCtxPtr ctx;
+};
+
+TEST_F(EventServerTest, PipelinedRequestsAreAnsweredInOrderOnOneConnection) {
+  start();
+  auto conn = connect();
+  ASSERT_TRUE(conn->send(
+      "GET /ping HTTP/1.1\r\nHost: x\r\n\r\n"
+      "POST /echo HTTP/1.1\r\nHost: x\r\nContent-Length: 5\r\n\r\nfirst"
+      "POST /size HTTP/1.1\r\nHost: x\r\nContent-Length: 3\r\n\r\nabc"
+      "POST /echo HTTP/1.1\r\nHost: x\r\nContent-Length: 6\r\n\r\nsecond"));
+  for (const std::string expected : {"pong", "first", "3", "second"}) {
+    const auto raw = conn->read_response();
+    ASSERT_TRUE(raw.has_value()) << expected << ": " << conn->error();
+    const auto r = parse_response(*raw);
+    EXPECT_EQ(r.status, 200);
+    EXPECT_EQ(r.body, expected);
+    EXPECT_EQ(r.header("connection"), "");
+  }
+  EXPECT_EQ(srv->server().total_connections(), 1);
+}
+
+TEST_F(EventServerTest, ChunkedBodyIsDecodedAndBoundedByTheLimit) {
+  start();
+  auto conn = connect();
+  ASSERT_TRUE(conn->send(
+      "POST /echo HTTP/1.1\r\nHost: x\r\nTransfer-Encoding: chunked\r\n\r\n"
+      "3;ext=1\r\nabc\r\n4\r\ndefg\r\n0\r\nTrailer: x\r\n\r\n"));
+  const auto ok = conn->read_response();
+  ASSERT_TRUE(ok.has_value()) << conn->error();
+  EXPECT_EQ(parse_response(*ok).body, "abcdefg");
+
+  ASSERT_TRUE(conn->send("POST /echo HTTP/1.1\r\nHost: x\r\nTransfer-Encoding: chunked\r\n\r\n" +
+                         std::string("41\r\n") + std::string(65, 'z') + "\r\n0\r\n\r\n"));
+  const auto big = conn->read_response();
+  ASSERT_TRUE(big.has_value()) << conn->error();
+  const auto r = parse_response(*big);
+  EXPECT_EQ(r.status, 413);
+  EXPECT_EQ(r.body, R"({"error":"request body exceeds the limit of 64 bytes"})");
+  EXPECT_EQ(r.header("connection"), "Close");
+
+  auto bad = connect();
+  ASSERT_TRUE(bad->send(
+      "POST /echo HTTP/1.1\r\nHost: x\r\nTransfer-Encoding: chunked\r\n\r\nzz\r\nabc\r\n"));
+  const auto broken = bad->read_response();
+  ASSERT_TRUE(broken.has_value()) << bad->error();
+  EXPECT_EQ(parse_response(*broken).status, 400);
+  EXPECT_EQ(parse_response(*broken).body, R"({"error":"request body unreadable"})");
+}
+
+TEST_F(EventServerTest, ExpectContinueIsAnsweredBeforeTheBody) {
+  start();
+  auto conn = connect();
+  ASSERT_TRUE(conn->send(
+      "POST /echo HTTP/1.1\r\nHost: x\r\nContent-Length: 4\r\nExpect: 100-continue\r\n\r\n"));
+  const auto interim = conn->read_response();
+  ASSERT_TRUE(interim.has_value()) << conn->error();
+  EXPECT_EQ(*interim, "HTTP/1.1 100 Continue\r\n\r\n");
+  ASSERT_TRUE(conn->send("body"));
+  const auto final_answer = conn->read_response();
+  ASSERT_TRUE(final_answer.has_value()) << conn->error();
+  EXPECT_EQ(parse_response(*final_answer).body, "body");
+}
+
+TEST_F(EventServerTest, AnswerMadeOfViewsArrivesByteForByte) {
+  start();
+  auto conn = connect();
+  ASSERT_TRUE(conn->send("GET /views HTTP/1.1\r\nHost: x\r\n\r\n"));
+  const auto raw = conn->read_response();
+  ASSERT_TRUE(raw.has_value()) << conn->error();
+  const auto r = parse_response(*raw);
+  ASSERT_EQ(r.body.size(), 4096u * 1024u + 2u);
+  EXPECT_EQ(r.header("content-length"), std::to_string(r.body.size()));
+  EXPECT_EQ(r.body.front(), '[');
+  EXPECT_EQ(r.body.back(), ']');
+  for (std::size_t i = 0; i < 4096; ++i) {
+    const std::string_view item(r.body.data() + 1 + i * 1024, 1024);
+    ASSERT_EQ(item, std::string(1023, static_cast<char>('a' + i % 26)) + ",") << "item " << i;
+  }
+  // The connection is still usable after a large answer.
+  ASSERT_TRUE(conn->send("GET /ping HTTP/1.1\r\nHost: x\r\n\r\n"));
+  const auto after = conn->read_response();
+  ASSERT_TRUE(after.has_value());
+  EXPECT_EQ(parse_response(*after).body, "pong");
+}
+
+TEST_F(EventServerTest, LargeBodyArrivingInPiecesIsReadWhole) {
+  start();
+  auto conn = connect();
+  const std::string body(3u << 20, 'q');
+  ASSERT_TRUE(conn->send("POST /size HTTP/1.1\r\nHost: x\r\nContent-Length: " +
+                         std::to_string(body.size()) + "\r\n\r\n" + body.substr(0, 1000)));
+  std::this_thread::sleep_for(50ms);
+  ASSERT_TRUE(conn->send(body.substr(1000, 1u << 20)));
+  std::this_thread::sleep_for(50ms);
+  ASSERT_TRUE(conn->send(body.substr(1000 + (1u << 20))));
+  const auto raw = conn->read_response();
+  ASSERT_TRUE(raw.has_value()) << conn->error();
+  EXPECT_EQ(parse_response(*raw).body, std::to_string(body.size()));
+}
+
+TEST_F(EventServerTest, InlineRoutesAreServedWhileAWorkerHandlerWaits) {
+  start();
+  auto slow = connect();
+  ASSERT_TRUE(slow->send("GET /slow HTTP/1.1\r\nHost: x\r\n\r\n"));
+  ASSERT_EQ(gate.entered.get_future().wait_for(5s), std::future_status::ready);
+  // The loop that read /slow (and every other) keeps serving.
+  for (int i = 0; i < 5; ++i) {
+    auto conn = connect();
+    ASSERT_TRUE(conn->send("GET /ping HTTP/1.1\r\nHost: x\r\n\r\n"));
+    const auto raw = conn->read_response();
+    ASSERT_TRUE(raw.has_value()) << conn->error();
+    EXPECT_EQ(parse_response(*raw).body, "pong");
+  }
+  EXPECT_EQ(srv->server().in_flight(), 1);
+  gate.release.set_value();
+  const auto raw = slow->read_response();
+  ASSERT_TRUE(raw.has_value()) << slow->error();
+  EXPECT_EQ(parse_response(*raw).body, "slow done");
+  // The same connection goes on after a worker answer.
+  ASSERT_TRUE(slow->send("GET /ping HTTP/1.1\r\nHost: x\r\n\r\n"));
+  const auto again = slow->read_response();
+  ASSERT_TRUE(again.has_value());
+  EXPECT_EQ(parse_response(*again).body, "pong");
+}
+
+TEST_F(EventServerTest, ClientLeavingDuringAWorkerHandlerCostsNothingElse) {
+  start();
+  {
+    auto leaving = connect();
+    ASSERT_TRUE(leaving->send("GET /slow HTTP/1.1\r\nHost: x\r\n\r\n"));
+    ASSERT_EQ(gate.entered.get_future().wait_for(5s), std::future_status::ready);
+  }  // closed while the handler waits
+  std::this_thread::sleep_for(100ms);
+  gate.release.set_value();
+  const auto until = std::chrono::steady_clock::now() + 5s;
+  while (srv->server().in_flight() != 0 && std::chrono::steady_clock::now() < until)
+    std::this_thread::sleep_for(10ms);
+  EXPECT_EQ(srv->server().in_flight(), 0);
+  EXPECT_EQ(worker_calls.load(), 1);
+  auto conn = connect();
+  ASSERT_TRUE(conn->send("GET /ping HTTP/1.1\r\nHost: x\r\n\r\n"));
+  const auto raw = conn->read_response();
+  ASSERT_TRUE(raw.has_value());
+  EXPECT_EQ(parse_response(*raw).body, "pong");
+}
+
+TEST_F(EventServerTest, Http10ClosesUnlessAskedToKeepAlive) {
+  start();
+  auto once = connect();
+  ASSERT_TRUE(once->send("GET /ping HTTP/1.0\r\n\r\n"));
+  const auto first = once->read_response();
+  ASSERT_TRUE(first.has_value());
+  const auto r = parse_response(*first);
+  EXPECT_EQ(r.status_line, "HTTP/1.0 200 OK");
+  EXPECT_EQ(r.header("connection"), "");
+  EXPECT_FALSE(once->read_response().has_value()) << "closed after the answer";
+
+  auto kept = connect();
+  ASSERT_TRUE(kept->send("GET /ping HTTP/1.0\r\nConnection: keep-alive\r\n\r\n"));
+  const auto k = kept->read_response();
+  ASSERT_TRUE(k.has_value());
+  EXPECT_EQ(parse_response(*k).header("connection"), "Keep-Alive");
+  ASSERT_TRUE(kept->send("GET /ping HTTP/1.0\r\n\r\n"));
+  EXPECT_TRUE(kept->read_response().has_value());
+}
+
+TEST_F(EventServerTest, IdleKeepAliveConnectionIsClosedAfterTheTimeout) {
+  config::ServerConfig settings;
+  settings.keep_alive_timeout_seconds = 1;
+  start(settings);
+  auto conn = connect();
+  ASSERT_TRUE(conn->send("GET /ping HTTP/1.1\r\nHost: x\r\n\r\n"));
+  ASSERT_TRUE(conn->read_response().has_value());
+  const auto begin = std::chrono::steady_clock::now();
+  EXPECT_FALSE(conn->read_response().has_value());
+  const auto waited = std::chrono::steady_clock::now() - begin;
+  EXPECT_GE(waited, 900ms);
+  EXPECT_LT(waited, 3s);
+  EXPECT_EQ(srv->server().cut_connections(), 0) << "an idle close is not a cut";
+}
+
+TEST(PlainServer, ServesHttpWithoutTls) {
+  auto router = std::make_shared<server::Router>();
+  router->add("GET", "/ping", 0, [](server::Request& req, server::Response& out) {
+    out.content_type = "text/plain";
+    out.body = "pong from " + std::string(req.peer.substr(0, req.peer.find(':')));
+  });
+  config::ListenAddress listen;
+  listen.host = "127.0.0.1";
+  listen.port = 0;
+  const log::Logger quiet{log::Level::error};
+  server::HttpsServer plain(router, server::ServerTls{}, listen, config::ServerConfig{}, quiet);
+  plain.start();
+
+  const int fd = ::socket(AF_INET, SOCK_STREAM, 0);
+  ASSERT_GE(fd, 0);
+  sockaddr_in addr{};
+  addr.sin_family = AF_INET;
+  addr.sin_port = htons(plain.port());
+  addr.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+  ASSERT_EQ(::connect(fd, reinterpret_cast<const sockaddr*>(&addr), sizeof addr), 0);
+  timeval timeout{5, 0};
+  ::setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &timeout, sizeof timeout);
+  const std::string request = "GET /ping HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n";
+  ASSERT_EQ(::send(fd, request.data(), request.size(), 0), static_cast<ssize_t>(request.size()));
+  std::string raw;
+  char buf[4096];
+  ssize_t n = 0;
+  while ((n = ::recv(fd, buf, sizeof buf, 0)) > 0)
+    raw.append(buf, static_cast<std::size_t>(n));
+  ::close(fd);
+  const auto r = parse_response(raw);
+  EXPECT_EQ(r.status, 200);
+  EXPECT_EQ(r.body, "pong from 127.0.0.1");
+  EXPECT_EQ(r.header("connection"), "Close");
+  EXPECT_TRUE(plain.shutdown(1s));
+}
+
+}  // namespace
+}  // namespace hami::test
