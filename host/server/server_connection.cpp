@@ -20,10 +20,9 @@ constexpr std::size_t kStageSize = 256 * 1024;
 // the connection goes idle, so kept-alive connections stay small.
 constexpr std::size_t kKeepCapacity = 64 * 1024;
 
-template <typename Buffer>
-void release_if_large(Buffer& buffer) {
+void release_if_large(std::string& buffer) {
   if (buffer.capacity() > kKeepCapacity)
-    Buffer().swap(buffer);
+    std::string().swap(buffer);
   else
     buffer.clear();
 }
@@ -75,6 +74,8 @@ bool ServerConnection::on_events(std::uint32_t events) {
     // meanwhile is closed (its answer will find nobody).
     return (events & (EPOLLHUP | EPOLLERR)) == 0;
   }
+  if ((events & (EPOLLIN | EPOLLHUP | EPOLLERR)) != 0)
+    readable_ = true;
   return advance();
 }
 
@@ -175,19 +176,21 @@ bool ServerConnection::step_handshake(bool& progressed) {
 }
 
 bool ServerConnection::fill(bool& progressed) {
-  if (in_pos_ > 0) {
-    in_.erase(0, in_pos_);
-    in_pos_ = 0;
+  if (!readable_ && !channel_->pending()) {
+    // Nothing announced since the last read came back empty: wait for
+    // epoll rather than spend a read(2) that would say EAGAIN.
+    want(EPOLLIN);
+    return true;
   }
-  const std::size_t had = in_.size();
-  in_.resize(had + kReadChunk);
-  const IoResult r = channel_->read(in_.data() + had, kReadChunk);
-  in_.resize(had + (r.kind == IoResult::Kind::done ? r.bytes : 0));
+  char* space = in_.space(kReadChunk);
+  const IoResult r = channel_->read(space, kReadChunk);
   switch (r.kind) {
     case IoResult::Kind::done:
+      in_.commit(r.bytes);
       progressed = true;
       return true;
     case IoResult::Kind::want_read:
+      readable_ = false;
       want(EPOLLIN);
       return true;
     case IoResult::Kind::want_write:
@@ -203,9 +206,9 @@ bool ServerConnection::fill(bool& progressed) {
 }
 
 bool ServerConnection::step_head(bool& progressed) {
-  if (in_pos_ < in_.size()) {
+  if (!in_.empty()) {
     const bool was_started = parser_.started();
-    in_pos_ += parser_.feed(std::string_view(in_).substr(in_pos_));
+    in_.consume(parser_.feed(in_.unread()));
     if (!was_started && parser_.started() && !request_deadline_) {
       // The first byte of a kept-alive connection's next request.
       deadline_ = Clock::now() + state_.limits.request_deadline;
@@ -258,7 +261,7 @@ void ServerConnection::begin_request() {
   chunks_ = ChunkedDecoder{};
   if (head_.content_length)
     body_.resize(static_cast<std::size_t>(*head_.content_length));
-  if (head_.expect_continue && has_body && in_pos_ == in_.size() && head_.minor_version >= 1)
+  if (head_.expect_continue && has_body && in_.empty() && head_.minor_version >= 1)
     continue_ = kContinueReply;
   phase_ = Phase::body;
 }
@@ -279,8 +282,8 @@ bool ServerConnection::step_body(bool& progressed) {
   }
   const std::size_t limit = route_->body_limit;
   if (head_.chunked) {
-    if (in_pos_ < in_.size()) {
-      in_pos_ += chunks_.feed(std::string_view(in_).substr(in_pos_), body_);
+    if (!in_.empty()) {
+      in_.consume(chunks_.feed(in_.unread(), body_));
       if (body_.size() > limit) {
         answer_error(413, "request body exceeds the limit of " + std::to_string(limit) + " bytes",
                      After::drain);
@@ -309,19 +312,24 @@ bool ServerConnection::step_body(bool& progressed) {
   // Content-Length (or no body): buffered bytes first, then straight from
   // the channel into the body, without an intermediate copy.
   const std::size_t length = body_.size();
-  const std::size_t buffered = std::min(length - body_filled_, in_.size() - in_pos_);
+  const std::size_t buffered = std::min(length - body_filled_, in_.unread().size());
   if (buffered > 0) {
-    std::memcpy(body_.data() + body_filled_, in_.data() + in_pos_, buffered);
+    std::memcpy(body_.data() + body_filled_, in_.unread().data(), buffered);
     body_filled_ += buffered;
-    in_pos_ += buffered;
+    in_.consume(buffered);
   }
   while (body_filled_ < length) {
+    if (!readable_ && !channel_->pending()) {
+      want(EPOLLIN);
+      return true;
+    }
     const IoResult r = channel_->read(body_.data() + body_filled_, length - body_filled_);
     switch (r.kind) {
       case IoResult::Kind::done:
         body_filled_ += r.bytes;
         continue;
       case IoResult::Kind::want_read:
+        readable_ = false;
         want(EPOLLIN);
         return true;
       case IoResult::Kind::want_write:
@@ -467,10 +475,10 @@ void ServerConnection::start_next_request() {
   head_ = RequestHead{};
   route_ = nullptr;
   release_if_large(body_);
-  if (in_pos_ == in_.size()) {
-    release_if_large(in_);
-    in_pos_ = 0;
-  }
+  in_.shrink(kKeepCapacity);
+  // The next request is usually not there yet: ask epoll before reading
+  // (level-triggered, so bytes already waiting are reported at once).
+  readable_ = false;
   deadline_ = Clock::now() + state_.limits.keep_alive;
   request_deadline_ = false;
 }

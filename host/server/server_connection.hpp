@@ -27,6 +27,7 @@
 
 #include "server/event_loop.hpp"
 #include "server/http_head_parser.hpp"
+#include "server/input_buffer.hpp"
 #include "server/server_state.hpp"
 #include "server/tls_channel.hpp"
 
@@ -88,9 +89,10 @@ class ServerConnection {
   Clock::time_point deadline_;  // of the current phase; max when none
   bool request_deadline_ = true;  // deadline_ is a request deadline (a cut)
 
-  // Input: bytes read and not yet consumed start at in_pos_.
-  std::string in_;
-  std::size_t in_pos_ = 0;
+  InputBuffer in_;
+  // Whether a read may find data: set by readiness events, cleared by a
+  // read that found none.
+  bool readable_ = true;
   HeadParser parser_;
 
   // The request being served.

@@ -42,6 +42,9 @@ class Channel {
   const std::string& error() const { return error_; }
 
   IoResult read(char* buffer, std::size_t size);
+  // True when TLS holds received bytes not yet returned by read(), which
+  // no readiness event will announce.
+  bool pending() const { return ssl_ != nullptr && SSL_has_pending(ssl_) == 1; }
   IoResult write(const char* data, std::size_t size);
 
   // Ends the sending side at the socket (no TLS close_notify) so the
