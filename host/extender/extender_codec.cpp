@@ -5,6 +5,10 @@
 #include <rapidjson/writer.h>
 #include <strings.h>
 
+#include <bit>
+#include <cstdint>
+#include <cstring>
+
 namespace hami::extender {
 
 namespace {
@@ -74,39 +78,363 @@ void write_map(Writer& w, const std::map<std::string, std::string>& map) {
 
 }  // namespace
 
-ExtenderArgs decode_extender_args(std::string_view body) {
-  ExtenderArgs args;
-  args.buffer.reserve(body.size() + 1);
-  args.buffer.assign(body.begin(), body.end());
-  args.buffer.push_back('\0');
-  args.doc.ParseInsitu(args.buffer.data());
-  if (args.doc.HasParseError())
-    syntax_error(args.doc);
-  if (!args.doc.IsObject()) {
-    throw DecodeError("json: cannot unmarshal " + std::string(go_type(args.doc)) +
+namespace {
+
+// What the handler is dropping: the next value (after a key it does not
+// want) or everything inside a dropped container.
+struct Dropping {
+  size_t depth = 0;
+  bool next = false;
+  bool any() const { return depth > 0 || next; }
+};
+
+// Reads the body and writes decoded strings elsewhere: RapidJSON's in-situ
+// mode (strings decoded in place and referenced, not copied, by the
+// document) without writing into the body, whose bytes replies echo. The
+// non-in-situ reader pushed every character onto a stack and the document
+// copied it again: twice the time. A dropped value's string is written and
+// then given back, so `out` (as large as the body) has pages touched only
+// for what the document keeps.
+class BodyStream {
+ public:
+  using Ch = char;
+
+  // `body` is `size` bytes followed by a NUL.
+  BodyStream(const char* body, size_t size, char* out, const Dropping& dropping)
+      : head_(body), end_(body + size), src_(body), dst_(out), dropping_(&dropping) {}
+
+  Ch Peek() const { return *src_; }
+  Ch Take() { return *src_++; }
+  size_t Tell() const { return static_cast<size_t>(src_ - head_); }
+
+  Ch* PutBegin() { return dst_; }
+  void Put(Ch c) { *dst_++ = c; }
+  size_t PutEnd(Ch* begin) {
+    const auto length = static_cast<size_t>(dst_ - begin);
+    if (dropping_->any())
+      dst_ = begin;
+    return length;
+  }
+
+  // Copies the run of characters that need no decoding (up to a quote, a
+  // backslash or a control character, the NUL ending the body included) in
+  // one go instead of one reader step per character.
+  void copy_plain() {
+    const Ch* end = src_;
+    // Eight bytes at a time while they lie inside the body (Node objects
+    // are mostly long strings), then byte by byte up to the stop.
+    if constexpr (std::endian::native == std::endian::little) {
+      while (end_ - end >= 8) {
+        uint64_t word;
+        std::memcpy(&word, end, sizeof word);
+        const uint64_t stops = care_bytes(word);
+        if (stops != 0) {
+          end += std::countr_zero(stops) / 8;
+          break;
+        }
+        end += 8;
+      }
+    }
+    while (!needs_care(static_cast<unsigned char>(*end)))
+      ++end;
+    const auto n = static_cast<size_t>(end - src_);
+    std::memcpy(dst_, src_, n);
+    src_ = end;
+    dst_ += n;
+  }
+
+  // Unused by the reader; part of the stream concept.
+  void Flush() {}
+
+ private:
+  static bool needs_care(unsigned char c) { return c == '"' || c == '\\' || c < 0x20; }
+
+  // The high bit of each byte of `w` that needs care, exact up to the
+  // lowest one (a borrow may mark higher bytes): the first in memory on a
+  // little-endian machine.
+  static uint64_t care_bytes(uint64_t w) {
+    constexpr uint64_t kOnes = 0x0101010101010101;
+    constexpr uint64_t kHigh = 0x8080808080808080;
+    const auto below = [](uint64_t v, uint64_t n) { return (v - kOnes * n) & ~v & kHigh; };
+    return below(w ^ (kOnes * '"'), 1) | below(w ^ (kOnes * '\\'), 1) | below(w, 0x20);
+  }
+
+  const Ch* head_;
+  const Ch* end_;
+  const Ch* src_;
+  Ch* dst_;
+  const Dropping* dropping_;
+};
+
+}  // namespace
+
+}  // namespace hami::extender
+
+namespace rapidjson {
+
+// The reader may work on a copy of the stream (its state is copyable; the
+// dropping state is shared through a pointer).
+template <>
+struct StreamTraits<hami::extender::BodyStream> {
+  enum { copyOptimization = 1 };
+};
+
+// The reader's hook for copying undecoded runs of a string in bulk (it has
+// SIMD versions for its own streams).
+template <>
+template <>
+inline void GenericReader<UTF8<>, UTF8<>, CrtAllocator>::ScanCopyUnescapedString(
+    hami::extender::BodyStream& is, hami::extender::BodyStream& os) {
+  (void)os;  // the same stream: it reads the body and writes `out`
+  is.copy_plain();
+}
+
+}  // namespace rapidjson
+
+namespace hami::extender {
+
+namespace {
+
+// Builds the document from the reader's events, dropping what NodeFields
+// says the host never reads, and notes where each NodeList and each of its
+// items lie in the body (the reader has consumed a container's '{' when it
+// reports the start and its '}' when it reports the end).
+class ArgsHandler {
+ public:
+  struct Range {
+    size_t begin = 0;
+    size_t end = 0;
+  };
+  // One top-level Nodes object: its text and each of its "items" arrays'
+  // element texts, in body order.
+  struct NodeListText {
+    Range text;
+    std::vector<std::vector<Range>> items;
+  };
+
+  ArgsHandler(rapidjson::Document& doc, const BodyStream& in, Dropping& dropping, NodeFields fields)
+      : doc_(doc), in_(in), dropping_(dropping), fields_(fields) {}
+
+  std::vector<NodeListText>& node_lists() { return node_lists_; }
+
+  bool Null() {
+    return scalar([this] { return doc_.Null(); });
+  }
+  bool Bool(bool b) {
+    return scalar([&] { return doc_.Bool(b); });
+  }
+  bool Int(int i) {
+    return scalar([&] { return doc_.Int(i); });
+  }
+  bool Uint(unsigned u) {
+    return scalar([&] { return doc_.Uint(u); });
+  }
+  bool Int64(int64_t i) {
+    return scalar([&] { return doc_.Int64(i); });
+  }
+  bool Uint64(uint64_t u) {
+    return scalar([&] { return doc_.Uint64(u); });
+  }
+  bool Double(double d) {
+    return scalar([&] { return doc_.Double(d); });
+  }
+  bool RawNumber(const char* str, rapidjson::SizeType length, bool copy) {
+    return scalar([&] { return doc_.RawNumber(str, length, copy); });
+  }
+  bool String(const char* str, rapidjson::SizeType length, bool copy) {
+    return scalar([&] { return doc_.String(str, length, copy); });
+  }
+
+  bool Key(const char* str, rapidjson::SizeType length, bool copy) {
+    if (dropping_.depth > 0)
+      return true;
+    Frame& parent = frames_.back();
+    const std::string_view key(str, length);
+    Role role = Role::keep;
+    bool wanted = true;
+    switch (parent.role) {
+      case Role::root:
+        if (key_is(key, "Nodes")) {
+          role = Role::node_list;
+        } else {
+          wanted = key_is(key, "Pod") || key_is(key, "NodeNames");
+        }
+        break;
+      case Role::node_list:
+        if (key_is(key, "items")) {
+          role = Role::items;
+        } else {
+          wanted = false;
+        }
+        break;
+      case Role::item:
+        if (key == "metadata") {
+          role = Role::metadata;
+        } else if (key == "status") {
+          role = Role::status;
+        } else {
+          wanted = false;
+        }
+        break;
+      case Role::metadata:
+        wanted = key == "name" || key == "uid" || key == "resourceVersion" ||
+                 key == "annotations" || key == "labels";
+        break;
+      case Role::status:
+        wanted = key == "allocatable" || key == "capacity";
+        break;
+      default:
+        break;
+    }
+    if (!wanted && fields_ == NodeFields::model) {
+      dropping_.next = true;
+      return true;
+    }
+    next_role_ = role;
+    ++parent.count;
+    return doc_.Key(str, length, copy);
+  }
+
+  bool StartObject() { return start(true); }
+  bool StartArray() { return start(false); }
+  bool EndObject(rapidjson::SizeType) { return end(true); }
+  bool EndArray(rapidjson::SizeType) { return end(false); }
+
+ private:
+  // What a container is to the decode; `keep` containers are taken whole.
+  enum class Role : uint8_t { keep, root, node_list, items, item, metadata, status };
+  struct Frame {
+    Role role;
+    bool array;
+    rapidjson::SizeType count = 0;  // members or elements passed on
+  };
+
+  static bool key_is(std::string_view key, std::string_view field) {
+    return key.size() == field.size() && strncasecmp(key.data(), field.data(), field.size()) == 0;
+  }
+
+  // The role of the value starting now (containers only). Counts it in an
+  // array parent; object members were counted at their key.
+  Role enter_value(bool container, bool object) {
+    Role role = next_role_;
+    next_role_ = Role::keep;
+    if (frames_.empty())
+      return object ? Role::root : Role::keep;
+    Frame& parent = frames_.back();
+    if (parent.array) {
+      ++parent.count;
+      role = Role::keep;
+      if (parent.role == Role::items) {
+        // Every element gets a slot so that slot i is element i; only
+        // objects are nodes, anything else fails the decode.
+        node_lists_.back().items.back().push_back({container ? in_.Tell() - 1 : 0, 0});
+        role = Role::item;
+      }
+    }
+    // A role applies to the container it expects only.
+    const bool fits = container && (role == Role::items ? !object : object);
+    return fits ? role : Role::keep;
+  }
+
+  template <typename Emit>
+  bool scalar(Emit emit) {
+    if (dropping_.depth > 0)
+      return true;
+    if (dropping_.next) {
+      dropping_.next = false;
+      return true;
+    }
+    enter_value(false, false);
+    return emit();
+  }
+
+  bool start(bool object) {
+    if (dropping_.any()) {
+      dropping_.next = false;
+      ++dropping_.depth;
+      return true;
+    }
+    const Role role = enter_value(true, object);
+    if (role == Role::node_list)
+      node_lists_.push_back({{in_.Tell() - 1, 0}, {}});
+    else if (role == Role::items)
+      node_lists_.back().items.emplace_back();
+    frames_.push_back({role, !object});
+    return object ? doc_.StartObject() : doc_.StartArray();
+  }
+
+  bool end(bool object) {
+    if (dropping_.depth > 0) {
+      --dropping_.depth;
+      return true;
+    }
+    const Frame frame = frames_.back();
+    frames_.pop_back();
+    if (frame.role == Role::node_list)
+      node_lists_.back().text.end = in_.Tell();
+    else if (frame.role == Role::item)
+      node_lists_.back().items.back().back().end = in_.Tell();
+    return object ? doc_.EndObject(frame.count) : doc_.EndArray(frame.count);
+  }
+
+  rapidjson::Document& doc_;
+  const BodyStream& in_;
+  Dropping& dropping_;
+  const NodeFields fields_;
+  std::vector<Frame> frames_;
+  std::vector<NodeListText> node_lists_;
+  Role next_role_ = Role::keep;
+};
+
+}  // namespace
+
+ExtenderArgs::ExtenderArgs(std::string text, NodeFields fields) : body(std::move(text)) {
+  // Decoded strings are never longer than their JSON text.
+  strings_ = std::make_unique_for_overwrite<char[]>(body.size() + 1);
+  // The body's own terminating NUL ends the stream, as the in-situ parse of
+  // a NUL-terminated copy did before.
+  Dropping dropping;
+  BodyStream in(body.c_str(), body.size(), strings_.get(), dropping);
+  rapidjson::Reader reader;
+  ArgsHandler handler(doc, in, dropping, fields);
+  auto parse = [&](rapidjson::Document&) {
+    return !reader.Parse<rapidjson::kParseInsituFlag>(in, handler).IsError();
+  };
+  doc.Populate(parse);
+  if (reader.HasParseError()) {
+    throw DecodeError(std::string("invalid JSON at offset ") +
+                      std::to_string(reader.GetErrorOffset()) + ": " +
+                      rapidjson::GetParseError_En(reader.GetParseErrorCode()));
+  }
+  if (!doc.IsObject()) {
+    throw DecodeError("json: cannot unmarshal " + std::string(go_type(doc)) +
                       " into Go value of type v1.ExtenderArgs");
   }
-  const Value* pod = nullptr;
-  const Value* nodes = nullptr;
+  const Value* pod_member = nullptr;
+  const Value* nodes_member = nullptr;
   const Value* names = nullptr;
-  for (const auto& m : args.doc.GetObject()) {
+  for (const auto& m : doc.GetObject()) {
     if (key_is(m.name, "Pod")) {
-      pod = &m.value;
+      pod_member = &m.value;
     } else if (key_is(m.name, "Nodes")) {
-      nodes = &m.value;
+      nodes_member = &m.value;
     } else if (key_is(m.name, "NodeNames")) {
       names = &m.value;
     }
   }
-  if (pod != nullptr && !pod->IsNull()) {
-    if (!pod->IsObject())
-      type_error(*pod, "ExtenderArgs.Pod", "v1.Pod");
-    args.pod = pod;
+  if (pod_member != nullptr && !pod_member->IsNull()) {
+    if (!pod_member->IsObject())
+      type_error(*pod_member, "ExtenderArgs.Pod", "v1.Pod");
+    pod = pod_member;
   }
-  if (nodes != nullptr && !nodes->IsNull()) {
-    if (!nodes->IsObject())
-      type_error(*nodes, "ExtenderArgs.Nodes", "v1.NodeList");
-    args.nodes = nodes;
+  if (nodes_member != nullptr && !nodes_member->IsNull()) {
+    if (!nodes_member->IsObject())
+      type_error(*nodes_member, "ExtenderArgs.Nodes", "v1.NodeList");
+    nodes = nodes_member;
+    // The last Nodes member wins and is an object, so it is the last one
+    // the handler saw; likewise its last "items", an array.
+    const auto& list = handler.node_lists().back();
+    nodes_text = std::string_view(body).substr(list.text.begin, list.text.end - list.text.begin);
     const Value* items = nullptr;
     for (const auto& m : nodes->GetObject()) {
       if (key_is(m.name, "items"))
@@ -115,11 +443,18 @@ ExtenderArgs decode_extender_args(std::string_view body) {
     if (items != nullptr && !items->IsNull()) {
       if (!items->IsArray())
         type_error(*items, "ExtenderArgs.Nodes.items", "[]v1.Node");
+      node_items.reserve(items->Size());
       for (const Value& item : items->GetArray()) {
         if (!item.IsObject())
           type_error(item, "ExtenderArgs.Nodes.items", "v1.Node");
-        args.node_items.push_back(&item);
+        node_items.push_back(&item);
       }
+      const auto& ranges = list.items.back();
+      if (ranges.size() != node_items.size())
+        throw std::logic_error("ExtenderArgs: node texts out of step with Nodes.items");
+      node_texts.reserve(ranges.size());
+      for (const auto& r : ranges)
+        node_texts.push_back(std::string_view(body).substr(r.begin, r.end - r.begin));
     }
   }
   if (names != nullptr && !names->IsNull()) {
@@ -132,98 +467,12 @@ ExtenderArgs decode_extender_args(std::string_view body) {
         type_error(n, "ExtenderArgs.NodeNames", "string");
       list.emplace_back(n.GetString(), n.GetStringLength());
     }
-    args.node_names = std::move(list);
+    node_names = std::move(list);
   }
-  return args;
 }
 
-namespace {
-
-bool is_space(char c) {
-  return c == ' ' || c == '\t' || c == '\n' || c == '\r';
-}
-
-// Position of the '{' opening the object whose first key starts at `key`
-// (just after its quote), or npos.
-size_t object_start(std::string_view body, size_t key) {
-  if (key == 0 || key > body.size() || body[key - 1] != '"')
-    return std::string_view::npos;
-  size_t i = key - 1;
-  while (i > 0 && is_space(body[i - 1]))
-    --i;
-  if (i == 0 || body[i - 1] != '{')
-    return std::string_view::npos;
-  return i - 1;
-}
-
-// One past the '}' closing the object that opens at `start`, or npos.
-size_t object_end(std::string_view body, size_t start) {
-  int depth = 0;
-  bool in_string = false;
-  for (size_t i = start; i < body.size(); ++i) {
-    const char c = body[i];
-    if (in_string) {
-      if (c == '\\') {
-        ++i;
-      } else if (c == '"') {
-        in_string = false;
-      }
-    } else if (c == '"') {
-      in_string = true;
-    } else if (c == '{' || c == '[') {
-      ++depth;
-    } else if (c == '}' || c == ']') {
-      if (--depth == 0)
-        return i + 1;
-    }
-  }
-  return std::string_view::npos;
-}
-
-}  // namespace
-
-std::optional<std::vector<std::string_view>> node_item_texts(const ExtenderArgs& args,
-                                                             std::string_view body) {
-  if (args.buffer.size() != body.size() + 1)
-    return std::nullopt;
-  const char* base = args.buffer.data();
-  std::vector<size_t> starts;
-  starts.reserve(args.node_items.size());
-  for (const Value* item : args.node_items) {
-    if (item->MemberCount() == 0)
-      return std::nullopt;
-    const char* key = item->MemberBegin()->name.GetString();
-    if (key < base || key >= base + body.size())
-      return std::nullopt;
-    const size_t start = object_start(body, static_cast<size_t>(key - base));
-    if (start == std::string_view::npos)
-      return std::nullopt;
-    starts.push_back(start);
-  }
-  std::vector<std::string_view> texts;
-  texts.reserve(starts.size());
-  for (size_t i = 0; i < starts.size(); ++i) {
-    size_t end = std::string_view::npos;
-    if (i + 1 < starts.size()) {
-      // The next item begins after "<this item>," (and whitespace).
-      size_t j = starts[i + 1];
-      while (j > starts[i] && is_space(body[j - 1]))
-        --j;
-      if (j > starts[i] && body[j - 1] == ',') {
-        --j;
-        while (j > starts[i] && is_space(body[j - 1]))
-          --j;
-        if (j > starts[i] && body[j - 1] == '}')
-          end = j;
-      }
-    } else {
-      end = object_end(body, starts[i]);
-    }
-    if (end == std::string_view::npos || end <= starts[i])
-      return std::nullopt;
-    texts.push_back(body.substr(starts[i], end - starts[i]));
-  }
-  return texts;
+ExtenderArgs decode_extender_args(std::string body, NodeFields fields) {
+  return ExtenderArgs(std::move(body), fields);
 }
 
 ExtenderBindingArgs decode_binding_args(std::string_view body) {
@@ -256,31 +505,59 @@ std::string encode_filter_result_fields(const FilterResultOut& r);
 
 }  // namespace
 
-std::string encode_filter_result(const FilterResultOut& r) {
-  if (!r.node_texts)
-    return encode_filter_result_fields(r);
-  // Raw node texts are spliced in with memcpy (the writer's RawValue copies
-  // byte by byte): the other fields come from the writer with Nodes null.
+EncodedFilterResult encode_filter_result_parts(const FilterResultOut& r) {
+  EncodedFilterResult out;
+  if (!r.node_texts && !r.nodes_text) {
+    out.head = encode_filter_result_fields(r);
+    return out;
+  }
+  // The other fields come from the writer with Nodes null; the node texts
+  // go between as views.
   FilterResultOut rest = r;
   rest.node_texts.reset();
+  rest.nodes_text.reset();
   rest.nodes_list = nullptr;
   rest.node_items.reset();
-  const std::string tail = encode_filter_result_fields(rest);
+  const std::string fields = encode_filter_result_fields(rest);
   constexpr std::string_view kNullNodes = R"({"Nodes":null)";
-  size_t bytes = tail.size() + 64;
-  for (const std::string_view t : *r.node_texts)
-    bytes += t.size() + 1;
-  std::string out;
-  out.reserve(bytes);
-  out += R"({"Nodes":{"metadata":{},"items":[)";
+  if (r.nodes_text) {
+    out.head = R"({"Nodes":)";
+    out.views.push_back(*r.nodes_text);
+    out.trailer = fields.substr(kNullNodes.size());
+    return out;
+  }
+  static constexpr std::string_view kComma = ",";
+  out.head = R"({"Nodes":{"metadata":{},"items":[)";
+  out.views.reserve(r.node_texts->size() * 2);
   for (size_t i = 0; i < r.node_texts->size(); ++i) {
     if (i > 0)
-      out += ',';
-    out += (*r.node_texts)[i];
+      out.views.push_back(kComma);
+    out.views.push_back((*r.node_texts)[i]);
   }
-  out += "]}";
-  out.append(tail, kNullNodes.size());
+  out.trailer.reserve(fields.size() - kNullNodes.size() + 2);
+  out.trailer = "]}";
+  out.trailer.append(fields, kNullNodes.size());
   return out;
+}
+
+std::string EncodedFilterResult::joined() const {
+  size_t bytes = head.size() + trailer.size();
+  for (const std::string_view v : views)
+    bytes += v.size();
+  std::string all;
+  all.reserve(bytes);
+  all += head;
+  for (const std::string_view v : views)
+    all += v;
+  all += trailer;
+  return all;
+}
+
+std::string encode_filter_result(const FilterResultOut& r) {
+  EncodedFilterResult parts = encode_filter_result_parts(r);
+  if (parts.views.empty() && parts.trailer.empty())
+    return std::move(parts.head);
+  return parts.joined();
 }
 
 namespace {

@@ -13,6 +13,7 @@
 
 #include <cstdint>
 #include <map>
+#include <memory>
 #include <optional>
 #include <stdexcept>
 #include <string>
@@ -29,25 +30,51 @@ class DecodeError : public std::runtime_error {
   using std::runtime_error::runtime_error;
 };
 
+// Which parts of each Nodes.items element a decode keeps in the document.
+enum class NodeFields {
+  all,  // everything: the nodes can be re-serialised from the document
+  // What k8s::NodeModel reads (metadata name, uid, resourceVersion,
+  // annotations and labels; status allocatable and capacity), and at the
+  // top level only Pod, Nodes.items and NodeNames. A thousand full Node
+  // objects are mostly images, conditions and managed fields the host never
+  // reads; building them into the document cost time and memory.
+  // Replies echo nodes from their text (node_texts), never from this
+  // document.
+  model,
+};
+
+// The decoded body. It owns the body and everything points into it or into
+// `doc`, so it can neither be copied nor moved; decode_extender_args returns
+// it by guaranteed copy elision, and callers that hand it on share it.
 struct ExtenderArgs {
-  // Owns the parsed body; the pointers below point into it.
+  // Parses `body` (taken, not copied). Throws DecodeError.
+  explicit ExtenderArgs(std::string body, NodeFields fields = NodeFields::all);
+  ExtenderArgs(const ExtenderArgs&) = delete;
+  ExtenderArgs& operator=(const ExtenderArgs&) = delete;
+
+  // The request as received. Never modified: the texts below echo it.
+  const std::string body;
+
+ private:
+  // The document's strings, decoded out of `body`.
+  std::unique_ptr<char[]> strings_;
+
+ public:
   rapidjson::Document doc;
-  std::vector<char> buffer;  // the body, parsed in situ (a vector never moves its bytes)
   const rapidjson::Value* pod = nullptr;               // nullptr: missing or null
   const rapidjson::Value* nodes = nullptr;             // the NodeList; nullptr: missing or null
   std::vector<const rapidjson::Value*> node_items;     // Nodes.items
   std::optional<std::vector<std::string>> node_names;  // nullopt: missing or null
+  // The text in `body` of the NodeList `nodes` and of each node_items
+  // element (one per element, always), so a reply can echo nodes byte for
+  // byte instead of re-serialising megabytes of them. Empty nodes_text: no
+  // NodeList.
+  std::string_view nodes_text;
+  std::vector<std::string_view> node_texts;
 };
 
 // Parses an ExtenderArgs body. Throws DecodeError.
-ExtenderArgs decode_extender_args(std::string_view body);
-
-// The text of each Nodes.items element inside `body` (the text `args` was
-// decoded from), so a reply can echo the nodes byte for byte instead of
-// re-serialising megabytes of them. nullopt when the positions cannot be
-// established (callers then re-serialise).
-std::optional<std::vector<std::string_view>> node_item_texts(const ExtenderArgs& args,
-                                                             std::string_view body);
+ExtenderArgs decode_extender_args(std::string body, NodeFields fields = NodeFields::all);
 
 struct ExtenderBindingArgs {
   std::string pod_name;
@@ -68,6 +95,8 @@ struct FilterResultOut {
       node_items;  // write {"metadata":{},"items":[...]}
   // The same, each item given as raw JSON text (echoed byte for byte).
   std::optional<std::vector<std::string_view>> node_texts;
+  // The NodeList given as raw JSON text (echoed byte for byte).
+  std::optional<std::string_view> nodes_text;
   std::optional<std::vector<std::string>> node_names;
   std::map<std::string, std::string> failed;        // null when empty
   std::map<std::string, std::string> unresolvable;  // null when empty
@@ -75,6 +104,19 @@ struct FilterResultOut {
 };
 
 std::string encode_filter_result(const FilterResultOut& result);
+
+// The same text in three parts, so that megabytes of echoed nodes are sent
+// from where they are instead of being copied into the reply: `head`, then
+// every view in order (the raw texts given in the FilterResultOut and
+// separators in static storage), then `trailer`.
+struct EncodedFilterResult {
+  std::string head;
+  std::vector<std::string_view> views;
+  std::string trailer;
+
+  std::string joined() const;
+};
+EncodedFilterResult encode_filter_result_parts(const FilterResultOut& result);
 
 struct HostPriority {
   std::string host;

@@ -51,10 +51,64 @@ struct ExtenderService::Trace {
   std::string uid;
 };
 
+std::string Reply::joined() const {
+  if (tail.empty())
+    return body;
+  size_t bytes = body.size();
+  for (const std::string_view piece : tail)
+    bytes += piece.size();
+  std::string all;
+  all.reserve(bytes);
+  all += body;
+  for (const std::string_view piece : tail)
+    all += piece;
+  return all;
+}
+
+namespace {
+
+// A reply whose tail points into the decoded request and into its own
+// trailer: both live as long as the reply's `keep`.
+struct EchoedReply {
+  std::shared_ptr<const ExtenderArgs> args;
+  std::string trailer;
+};
+
+Reply reply_of(std::shared_ptr<const ExtenderArgs> args, EncodedFilterResult encoded) {
+  Reply reply(200, std::move(encoded.head));
+  if (encoded.views.empty() && encoded.trailer.empty())
+    return reply;
+  auto keep =
+      std::make_shared<EchoedReply>(EchoedReply{std::move(args), std::move(encoded.trailer)});
+  reply.tail = std::move(encoded.views);
+  reply.tail.push_back(keep->trailer);
+  reply.keep = std::move(keep);
+  return reply;
+}
+
+Reply whole(Reply reply) {
+  if (!reply.tail.empty()) {
+    reply.body = reply.joined();
+    reply.tail.clear();
+    reply.keep.reset();
+  }
+  return reply;
+}
+
+}  // namespace
+
 Reply ExtenderService::filter(std::string_view body) const {
+  return whole(filter_taking(std::string(body)));
+}
+
+Reply ExtenderService::prioritize(std::string_view body) const {
+  return prioritize_taking(std::string(body));
+}
+
+Reply ExtenderService::filter_taking(std::string body) const {
   const auto started = std::chrono::steady_clock::now();
   Trace trace;
-  Reply reply = run_filter(body, trace);
+  Reply reply = run_filter(std::move(body), trace);
   if (observer_.filtered)
     observer_.filtered(trace.outcome, trace.candidates);
   if (logger_ != nullptr) {
@@ -76,7 +130,7 @@ Reply ExtenderService::filter(std::string_view body) const {
   return reply;
 }
 
-Reply ExtenderService::run_filter(std::string_view body, Trace& trace) const {
+Reply ExtenderService::run_filter(std::string body, Trace& trace) const {
   const auto fail = [&trace](int status, std::string message) {
     trace.outcome.error = message;
     return filter_error(status, std::move(message));
@@ -84,7 +138,10 @@ Reply ExtenderService::run_filter(std::string_view body, Trace& trace) const {
   if (body.empty())
     return fail(400, "empty request body");
   try {
-    ExtenderArgs args = decode_extender_args(body);
+    // Shared: a reply echoing nodes keeps it until the answer is written.
+    const auto shared = std::shared_ptr<const ExtenderArgs>(
+        std::make_shared<ExtenderArgs>(std::move(body), NodeFields::model));
+    const ExtenderArgs& args = *shared;
     if (args.pod == nullptr)
       return fail(200, "extender args missing pod");
     std::optional<k8s::PodModel> pod;
@@ -100,13 +157,12 @@ Reply ExtenderService::run_filter(std::string_view body, Trace& trace) const {
     if (args.nodes != nullptr) {
       // Full Nodes mode (nodeCacheCapable: false).
       std::vector<k8s::NodeModel> models;
-      std::vector<const rapidjson::Value*> items;
       std::vector<size_t> item_index;  // model → position in Nodes.items
       models.reserve(args.node_items.size());
+      item_index.reserve(args.node_items.size());
       for (size_t i = 0; i < args.node_items.size(); ++i) {
         try {
           models.emplace_back(*args.node_items[i]);
-          items.push_back(args.node_items[i]);
           item_index.push_back(i);
         } catch (const k8s::ObjectError& e) {
           std::string name = node_item_name(*args.node_items[i]);
@@ -124,31 +180,24 @@ Reply ExtenderService::run_filter(std::string_view body, Trace& trace) const {
       result = scheduler_.filter(*pod, nodes);
       if (!result.error.empty())
         return filter_error(200, result.error);
+      // Nodes are echoed as sent, their own bytes (the document holds only
+      // what the node models read).
       if (result.passthrough) {
-        out.nodes_list = args.nodes;
+        out.nodes_text = args.nodes_text;
         out.node_names = args.node_names;
         out.unresolvable.clear();
-        return {200, encode_filter_result(out)};
+        return reply_of(shared, encode_filter_result_parts(out));
       }
       if (!result.fit.empty()) {
-        // Echo the fitting nodes as sent: their own bytes when they can be
-        // located in the body, else re-serialised.
-        const auto texts = node_item_texts(args, body);
-        if (texts) {
-          std::vector<std::string_view> fit;
-          for (const size_t i : result.fit)
-            fit.push_back((*texts)[item_index[i]]);
-          out.node_texts = std::move(fit);
-        } else {
-          std::vector<const rapidjson::Value*> fit;
-          for (const size_t i : result.fit)
-            fit.push_back(items[i]);
-          out.node_items = std::move(fit);
-        }
+        std::vector<std::string_view> fit;
+        fit.reserve(result.fit.size());
+        for (const size_t i : result.fit)
+          fit.push_back(args.node_texts[item_index[i]]);
+        out.node_texts = std::move(fit);
       }
       out.failed = result.failed;
       out.unresolvable.merge(std::map<std::string, std::string>(result.unresolvable));
-      return {200, encode_filter_result(out)};
+      return reply_of(shared, encode_filter_result_parts(out));
     }
 
     // NodeNames mode (nodeCacheCapable: true).
@@ -179,11 +228,11 @@ Reply ExtenderService::run_filter(std::string_view body, Trace& trace) const {
   }
 }
 
-Reply ExtenderService::prioritize(std::string_view body) const {
+Reply ExtenderService::prioritize_taking(std::string body) const {
   if (body.empty())
     return {400, server::error_body("empty request body")};
   try {
-    ExtenderArgs args = decode_extender_args(body);
+    const ExtenderArgs args(std::move(body), NodeFields::model);
     if (args.pod == nullptr)
       return {400, server::error_body("extender args missing pod")};
     const k8s::PodModel pod(*args.pod);
@@ -201,6 +250,10 @@ Reply ExtenderService::prioritize(std::string_view body) const {
   } catch (const std::exception& e) {
     return {400, server::error_body(e.what())};
   }
+}
+
+Reply ExtenderService::bind_taking(std::string body) const {
+  return bind(body);
 }
 
 Reply ExtenderService::bind(std::string_view body) const {
@@ -237,23 +290,27 @@ void register_extender_routes(server::Router& router, scheduling::Scheduler& sch
                               std::size_t body_limit, const log::Logger* logger,
                               ExtenderObserver observer) {
   const auto service = std::make_shared<ExtenderService>(scheduler, logger, std::move(observer));
-  const auto route = [&](const char* path, Reply (ExtenderService::*verb)(std::string_view) const) {
+  // The handlers take the request body: a full-Nodes body is megabytes,
+  // parsed where it lies and echoed from there.
+  const auto route = [&](const char* path, Reply (ExtenderService::*verb)(std::string) const) {
     router.add("POST", path, body_limit,
-               [service, verb](const server::Request& request, server::Response& response) {
-                 Reply reply = ((*service).*verb)(request.body);
+               [service, verb](server::Request& request, server::Response& response) {
+                 Reply reply = ((*service).*verb)(std::move(request.body));
                  response.status = reply.status;
                  response.content_type = "application/json";
                  response.body = std::move(reply.body);
+                 response.tail = std::move(reply.tail);
+                 response.keep = std::move(reply.keep);
                });
   };
   router.add("GET", "/allocations", 0,
              [&scheduler](const server::Request&, server::Response& response) {
                response.body = allocations_report(scheduler);
              });
-  route("/filter", &ExtenderService::filter);
-  route("/schedule", &ExtenderService::filter);
-  route("/prioritize", &ExtenderService::prioritize);
-  route("/bind", &ExtenderService::bind);
+  route("/filter", &ExtenderService::filter_taking);
+  route("/schedule", &ExtenderService::filter_taking);
+  route("/prioritize", &ExtenderService::prioritize_taking);
+  route("/bind", &ExtenderService::bind_taking);
 }
 
 }  // namespace hami::extender

@@ -17,9 +17,11 @@
 
 #include <cstddef>
 #include <functional>
+#include <memory>
 #include <string>
 #include <string_view>
 #include <utility>
+#include <vector>
 
 #include "scheduling/scheduler.hpp"
 
@@ -29,9 +31,19 @@ class Router;
 
 namespace hami::extender {
 
+// The answer sent is `body` then every view of `tail`, which point into
+// what `keep` owns (the request body, for echoed nodes).
 struct Reply {
+  Reply() = default;
+  Reply(int status_, std::string body_) : status(status_), body(std::move(body_)) {}
+
   int status = 200;
   std::string body;
+  std::vector<std::string_view> tail;
+  std::shared_ptr<const void> keep;
+
+  // body and tail as one string.
+  std::string joined() const;
 };
 
 // Told what each verb decided, on the calling thread (metrics). A filter
@@ -51,13 +63,21 @@ class ExtenderService {
                            ExtenderObserver observer = {})
       : scheduler_(scheduler), logger_(logger), observer_(std::move(observer)) {}
 
+  // The verbs on a body they copy; the reply is whole (`tail` empty).
   Reply filter(std::string_view body) const;
   Reply prioritize(std::string_view body) const;
   Reply bind(std::string_view body) const;
 
+  // The verbs on a body they take. A full-Nodes filter reply echoes the
+  // request's nodes as views into it (`tail`, owned through `keep`):
+  // megabytes that are neither copied nor re-serialised.
+  Reply filter_taking(std::string body) const;
+  Reply prioritize_taking(std::string body) const;
+  Reply bind_taking(std::string body) const;
+
  private:
   struct Trace;
-  Reply run_filter(std::string_view body, Trace& trace) const;
+  Reply run_filter(std::string body, Trace& trace) const;
 
   scheduling::Scheduler& scheduler_;
   const log::Logger* logger_;

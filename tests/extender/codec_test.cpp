@@ -1,6 +1,8 @@
 // Exact wire tests of the extender types against the upstream fixtures
 // (kubernetes/kube-scheduler extender/v1 types_test.go).
 #include <gtest/gtest.h>
+#include <rapidjson/stringbuffer.h>
+#include <rapidjson/writer.h>
 
 #include <algorithm>
 #include <cctype>
@@ -175,30 +177,149 @@ using namespace hami::extender;
 TEST(ExtenderCodec, LocatesNodeItemTextsForByteExactEcho) {
   const std::string body =
       "{\"Nodes\": {\"items\": [ {\"metadata\":{\"name\":\"a\"}} ,\n"
-      "  {  \"meta\\\"data\" : {\"x\":\"}{\\\\\"}, \"status\":[1,{\"y\":2}]} ,{\"k\":[]}\t]},"
+      "  {  \"meta\\\"data\" : {\"x\":\"}{\\\\\"}, \"status\":[1,{\"y\":2}]} ,{\"k\":[]}\t,{}]},"
       "\"NodeNames\":null}";
-  const ExtenderArgs args = decode_extender_args(body);
-  const auto texts = node_item_texts(args, body);
-  ASSERT_TRUE(texts);
-  ASSERT_EQ(texts->size(), 3u);
-  EXPECT_EQ((*texts)[0], R"({"metadata":{"name":"a"}})");
-  EXPECT_EQ((*texts)[1], R"({  "meta\"data" : {"x":"}{\\"}, "status":[1,{"y":2}]})");
-  EXPECT_EQ((*texts)[2], R"({"k":[]})");
+  for (const NodeFields fields : {NodeFields::all, NodeFields::model}) {
+    const ExtenderArgs args = decode_extender_args(body, fields);
+    ASSERT_EQ(args.node_texts.size(), 4u);
+    EXPECT_EQ(args.node_texts[0], R"({"metadata":{"name":"a"}})");
+    EXPECT_EQ(args.node_texts[1], R"({  "meta\"data" : {"x":"}{\\"}, "status":[1,{"y":2}]})");
+    EXPECT_EQ(args.node_texts[2], R"({"k":[]})");
+    EXPECT_EQ(args.node_texts[3], "{}");
+    EXPECT_EQ(args.nodes_text, body.substr(10, body.find(",\"NodeNames\"") - 10));
 
-  FilterResultOut out;
-  out.node_texts = std::vector<std::string_view>{(*texts)[2], (*texts)[0]};
-  EXPECT_EQ(encode_filter_result(out),
-            R"({"Nodes":{"metadata":{},"items":[{"k":[]},{"metadata":{"name":"a"}}]},)"
-            R"("NodeNames":null,"FailedNodes":null,"FailedAndUnresolvableNodes":null,"Error":""})");
+    FilterResultOut out;
+    out.node_texts = std::vector<std::string_view>{args.node_texts[2], args.node_texts[0]};
+    EXPECT_EQ(
+        encode_filter_result(out),
+        R"({"Nodes":{"metadata":{},"items":[{"k":[]},{"metadata":{"name":"a"}}]},)"
+        R"("NodeNames":null,"FailedNodes":null,"FailedAndUnresolvableNodes":null,"Error":""})");
+  }
 }
 
-TEST(ExtenderCodec, ItemTextsGiveUpOnEmptyObjectsOrAnotherBody) {
-  const std::string body = R"({"Nodes":{"items":[{"a":1},{}]}})";
-  const ExtenderArgs args = decode_extender_args(body);
-  EXPECT_FALSE(node_item_texts(args, body));
-  const std::string other = R"({"Nodes":{"items":[{"a":1}]}})";
-  const ExtenderArgs args2 = decode_extender_args(other);
-  EXPECT_FALSE(node_item_texts(args2, other + " "));
+TEST(ExtenderCodec, ItemTextsComeFromTheWinningNodesAndItems) {
+  // Later duplicates win: the texts are those of the last Nodes object's
+  // last items array, whatever came before.
+  const std::string body =
+      R"({"nodes":{"items":[{"a":1}]},"Nodes":{"Items":[{"b":2},{"c":3}],"items":[{"d":4}],)"
+      R"("x":{"items":[{"e":5}]}},"Pod":{"Nodes":{"items":[{"f":6}]}}})";
+  for (const NodeFields fields : {NodeFields::all, NodeFields::model}) {
+    const ExtenderArgs args = decode_extender_args(body, fields);
+    ASSERT_EQ(args.node_items.size(), 1u);
+    ASSERT_EQ(args.node_texts.size(), 1u);
+    EXPECT_EQ(args.node_texts[0], R"({"d":4})");
+    EXPECT_EQ(args.nodes_text, R"({"Items":[{"b":2},{"c":3}],"items":[{"d":4}],)"
+                               R"("x":{"items":[{"e":5}]}})");
+  }
+  // A null last items: no nodes, nothing to echo.
+  const ExtenderArgs none = decode_extender_args(R"({"Nodes":{"items":[{"a":1}],"items":null}})");
+  EXPECT_TRUE(none.node_items.empty());
+  EXPECT_TRUE(none.node_texts.empty());
+}
+
+TEST(ExtenderCodec, ModelFieldsKeepWhatTheNodeModelReads) {
+  const std::string body =
+      R"({"Pod":{"metadata":{"name":"p"},"spec":{"x":[1,{"y":2}]}},"Other":[1,2],)"
+      R"("Nodes":{"metadata":{"resourceVersion":"9"},"items":[)"
+      R"({"metadata":{"name":"n","uid":"u","resourceVersion":"1","labels":{"l":"v"},)"
+      R"("annotations":{"a":"b"},"managedFields":[{"m":1}],"creationTimestamp":"t"},)"
+      R"("spec":{"taints":[]},"status":{"allocatable":{"cpu":"1"},"capacity":{"cpu":2},)"
+      R"("images":[{"names":["i"]}],"conditions":[]},"kind":"Node"},)"
+      R"({"metadata":"not an object","status":[1,2]}]},"NodeNames":["n"]})";
+  const ExtenderArgs model = decode_extender_args(body, NodeFields::model);
+  const ExtenderArgs all = decode_extender_args(body, NodeFields::all);
+  const auto text = [](const rapidjson::Value& v) {
+    rapidjson::StringBuffer buffer;
+    rapidjson::Writer<rapidjson::StringBuffer> w(buffer);
+    v.Accept(w);
+    return std::string(buffer.GetString(), buffer.GetSize());
+  };
+  EXPECT_EQ(
+      text(model.doc),
+      R"({"Pod":{"metadata":{"name":"p"},"spec":{"x":[1,{"y":2}]}},"Nodes":{"items":[)"
+      R"({"metadata":{"name":"n","uid":"u","resourceVersion":"1","labels":{"l":"v"},)"
+      R"("annotations":{"a":"b"}},"status":{"allocatable":{"cpu":"1"},"capacity":{"cpu":2}}},)"
+      R"({"metadata":"not an object","status":[1,2]}]},"NodeNames":["n"]})");
+  EXPECT_EQ(text(all.doc), body);
+  ASSERT_EQ(model.node_texts.size(), 2u);
+  EXPECT_EQ(model.node_texts, all.node_texts);
+  EXPECT_EQ(model.nodes_text, all.nodes_text);
+  EXPECT_EQ(model.body, body);
+}
+
+TEST(ExtenderCodec, TakesTheBodyWithoutChangingIt) {
+  std::string body = R"({"Nodes":{"items":[{"metadata":{"name":"a\"b\u00e9"}}]}})";
+  const std::string sent = body;
+  const char* const bytes = body.data();
+  const ExtenderArgs args = decode_extender_args(std::move(body), NodeFields::model);
+  EXPECT_EQ(args.body.data(), bytes);  // moved, not copied
+  EXPECT_EQ(args.body, sent);          // parsed without writing into it
+  EXPECT_EQ(args.node_texts[0], R"({"metadata":{"name":"a\"b\u00e9"}})");
+  EXPECT_STREQ((*args.node_items[0])["metadata"]["name"].GetString(), "a\"b\xc3\xa9");
+}
+
+TEST(ExtenderCodec, PartsJoinToTheWholeResult) {
+  FilterResultOut out;
+  out.failed = {{"n1", "no fit"}};
+  EncodedFilterResult plain = encode_filter_result_parts(out);
+  EXPECT_TRUE(plain.views.empty());
+  EXPECT_TRUE(plain.trailer.empty());
+  EXPECT_EQ(plain.head, encode_filter_result(out));
+
+  out.nodes_text = R"({"items":[]})";
+  const EncodedFilterResult list = encode_filter_result_parts(out);
+  EXPECT_EQ(list.head, R"({"Nodes":)");
+  EXPECT_EQ(list.joined(),
+            R"({"Nodes":{"items":[]},"NodeNames":null,"FailedNodes":{"n1":"no fit"},)"
+            R"("FailedAndUnresolvableNodes":null,"Error":""})");
+  EXPECT_EQ(list.joined(), encode_filter_result(out));
+}
+
+TEST(ExtenderCodec, EchoedNodesMatchTheSerialisedOnes) {
+  // For a compact body (what kube-scheduler sends) the reply echoing the
+  // texts is byte for byte the one re-serialised from a whole document.
+  const std::string body =
+      R"({"Pod":{"metadata":{"name":"p"}},"Nodes":{"metadata":{"resourceVersion":"3"},"items":[)"
+      R"({"metadata":{"name":"n0","annotations":{"x":"[{\"id\":\"GPU-0\"}]"}},"spec":{}},)"
+      R"({"metadata":{"name":"n1"},"status":{"images":[{"names":["a","b"]}],"x":1.5}},)"
+      R"({"metadata":{"name":"n2"},"status":{"conditions":[],"capacity":{"cpu":"8"}}}]},)"
+      R"("NodeNames":null})";
+  const ExtenderArgs args = decode_extender_args(body, NodeFields::all);
+  for (const std::vector<size_t>& fit :
+       std::vector<std::vector<size_t>>{{}, {1}, {0, 2}, {2, 1, 0}}) {
+    FilterResultOut texts;
+    FilterResultOut values;
+    texts.failed = values.failed = {{"n9", "reason \"quoted\""}};
+    texts.node_texts.emplace();
+    values.node_items.emplace();
+    for (const size_t i : fit) {
+      texts.node_texts->push_back(args.node_texts[i]);
+      values.node_items->push_back(args.node_items[i]);
+    }
+    EXPECT_EQ(encode_filter_result_parts(texts).joined(), encode_filter_result(values));
+  }
+  FilterResultOut list_text;
+  list_text.nodes_text = args.nodes_text;
+  FilterResultOut list_value;
+  list_value.nodes_list = args.nodes;
+  EXPECT_EQ(encode_filter_result(list_text), encode_filter_result(list_value));
+}
+
+TEST(ExtenderCodec, ParseErrorsKeepTheirOffsets) {
+  const auto error_of = [](std::string body) {
+    try {
+      decode_extender_args(std::move(body), NodeFields::model);
+    } catch (const DecodeError& e) {
+      return std::string(e.what());
+    }
+    return std::string();
+  };
+  EXPECT_EQ(error_of(R"({"Nodes":{"items":[{"a":}]}})"),
+            "invalid JSON at offset 24: Invalid value.");
+  EXPECT_EQ(error_of(R"({"Nodes":{"items":[]}} x)"),
+            "invalid JSON at offset 23: The document root must not be followed by other values.");
+  // The text ends at its first NUL, as it did for a NUL-terminated copy.
+  EXPECT_EQ(error_of(std::string("{\"NodeNames\":[]}\0garbage", 24)), "");
 }
 
 }  // namespace

@@ -64,6 +64,26 @@ TEST_F(HttpsRoutes, PrioritizeAndBind) {
   EXPECT_EQ(env.cluster->pod("ml", "train")->node_name, "gpu-a");
 }
 
+TEST_F(HttpsRoutes, FullNodesReplyEchoesTheBodyTheHandlerTook) {
+  // The reply's nodes are views into the request body the handler took;
+  // the server writes them after the handler has returned.
+  const std::string fit =
+      R"({"metadata":{"name":"gpu-a","annotations":{"hami.io/node-nvidia-register":)"
+      R"("[{\"id\":\"GPU-a\",\"count\":10,\"devmem\":8000,\"devcore\":100,\"type\":\"NVIDIA T4\",\"health\":true}]"}},)"
+      R"("status":{"images":[{"names":["x"]}]}})";
+  const std::string other = R"({"metadata":{"name":"gpu-z"}})";
+  const std::string body = R"({"Pod":)" + kPod + R"(,"Nodes":{"items":[)" + other + "," + fit +
+                           "," + fit + R"(]},"NodeNames":null})";
+  for (int i = 0; i < 3; ++i) {
+    const auto r = post("/filter", body);
+    EXPECT_EQ(r.status, 200);
+    EXPECT_EQ(r.body, R"({"Nodes":{"metadata":{},"items":[)" + fit + "," + fit +
+                          R"(]},"NodeNames":null,"FailedNodes":null,)"
+                          R"("FailedAndUnresolvableNodes":{"gpu-z":"node unregistered"},)"
+                          R"("Error":""})");
+  }
+}
+
 TEST_F(HttpsRoutes, WrongMethodAndOversizedBody) {
   const auto get = post("/filter", "", "GET");
   EXPECT_EQ(get.status, 405);

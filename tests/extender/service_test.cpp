@@ -3,6 +3,7 @@
 #include <gtest/gtest.h>
 #include <rapidjson/document.h>
 
+#include <algorithm>
 #include <fstream>
 #include <sstream>
 
@@ -72,6 +73,68 @@ TEST_F(Service, FilterFullNodesModeEchoesTheFittingNodeObjects) {
   // Like HAMi's template-node simulation, filtering leaves no trace.
   EXPECT_EQ(env.scheduler->ledger().read()->pod("uid-train"), nullptr);
   EXPECT_EQ(env.scheduler->ledger().read()->node("gpu-x"), nullptr);
+}
+
+// Two GPU nodes (one fits the pod, one has too little memory) and one
+// without devices, as full Node objects.
+struct FullNodes {
+  std::string fit =
+      R"({"metadata":{"name":"gpu-x","annotations":{"hami.io/node-nvidia-register":)"
+      R"("[{\"id\":\"GPU-x\",\"count\":10,\"devmem\":4000,\"devcore\":100,\"type\":\"NVIDIA T4\",\"health\":true}]"}},)"
+      R"("status":{"allocatable":{"nvidia.com/gpu":"10"},"nodeInfo":{"kubeletVersion":"v1.29.4"}}})";
+  std::string small =
+      R"({"metadata":{"name":"gpu-y","annotations":{"hami.io/node-nvidia-register":)"
+      R"("[{\"id\":\"GPU-y\",\"count\":10,\"devmem\":2000,\"devcore\":100,\"type\":\"NVIDIA T4\",\"health\":true}]"}}})";
+  std::string plain = R"({ "metadata" : { "name" : "plain" } , "spec" : { } })";
+};
+
+TEST_F(Service, FilterTakingEchoesNodesFromTheBodyItTook) {
+  const FullNodes n;
+  // Spacing and an empty item: all of it is echoed or reported as sent.
+  std::string body = R"({"Pod":)" + kGpuPod + R"(,"Nodes":{"metadata":{},"items":[ )" + n.fit +
+                     " ,\n" + n.small + "," + n.plain + R"(,{}]},"NodeNames":null})";
+  const std::string sent = body;
+  const char* const bytes = body.data();
+  const std::string expected =
+      R"({"Nodes":{"metadata":{},"items":[)" + n.fit +
+      R"(]},"NodeNames":null,"FailedNodes":{"gpu-y":"1/1 CardInsufficientMemory"},)"
+      R"("FailedAndUnresolvableNodes":{"Nodes.items[3]":"invalid Node: /metadata: )"
+      R"(is required","plain":"node unregistered"},"Error":""})";
+
+  const extender::Reply reply = service.filter_taking(std::move(body));
+  EXPECT_EQ(reply.status, 200);
+  ASSERT_NE(reply.keep, nullptr);
+  ASSERT_FALSE(reply.tail.empty());
+  // The node is a view into the very bytes that were handed over.
+  const auto echoed = std::find(reply.tail.begin(), reply.tail.end(), n.fit);
+  ASSERT_NE(echoed, reply.tail.end());
+  EXPECT_EQ(echoed->data(), bytes + sent.find(n.fit));
+  EXPECT_EQ(reply.joined(), expected);
+  // The copying form answers the same, whole.
+  const extender::Reply copied = service.filter(sent);
+  EXPECT_TRUE(copied.tail.empty());
+  EXPECT_EQ(copied.body, expected);
+}
+
+TEST_F(Service, FilterTakingEchoesAPassedThroughNodeListAsSent) {
+  const FullNodes n;
+  const std::string list = R"({ "metadata" : {"resourceVersion":"7"}, "items" : [ )" + n.plain +
+                           " , " + n.small + R"( ], "kind" : "NodeList" })";
+  std::string body = R"({"Pod":)" + kCpuPod + R"(,"Nodes":)" + list + R"(,"NodeNames":["x"]})";
+  const extender::Reply reply = service.filter_taking(std::move(body));
+  EXPECT_EQ(reply.joined(), R"({"Nodes":)" + list +
+                                R"(,"NodeNames":["x"],"FailedNodes":null,)"
+                                R"("FailedAndUnresolvableNodes":null,"Error":""})");
+}
+
+TEST_F(Service, FilterTakingAnswersErrorsWhole) {
+  for (std::string body : {std::string(), std::string(R"({"Pod":{"metadata":{"name":5}}})"),
+                           std::string(R"({"Nodes":{"items":[1]}})"), std::string("{")}) {
+    const extender::Reply reply = service.filter_taking(std::move(body));
+    EXPECT_TRUE(reply.tail.empty());
+    EXPECT_EQ(reply.keep, nullptr);
+    EXPECT_NE(reply.body.find(R"("Error":")"), std::string::npos);
+  }
 }
 
 TEST_F(Service, FilterWithoutPodIsAnError) {

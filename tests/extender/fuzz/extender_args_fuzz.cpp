@@ -3,6 +3,7 @@
 // crash, hang or read out of bounds.
 #include <cstddef>
 #include <cstdint>
+#include <string>
 #include <string_view>
 
 #include "extender/extender_codec.hpp"
@@ -12,23 +13,35 @@
 
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   const std::string_view body(reinterpret_cast<const char*>(data), size);
-  try {
-    const hami::extender::ExtenderArgs args = hami::extender::decode_extender_args(body);
-    if (args.pod != nullptr) {
-      try {
-        const hami::k8s::PodModel pod(*args.pod);
-        (void)pod.view();
-      } catch (const hami::k8s::ObjectError&) {
+  for (const auto fields : {hami::extender::NodeFields::all, hami::extender::NodeFields::model}) {
+    try {
+      const hami::extender::ExtenderArgs args =
+          hami::extender::decode_extender_args(std::string(body), fields);
+      if (args.pod != nullptr) {
+        try {
+          const hami::k8s::PodModel pod(*args.pod);
+          (void)pod.view();
+        } catch (const hami::k8s::ObjectError&) {
+        }
       }
-    }
-    for (const rapidjson::Value* item : args.node_items) {
-      try {
-        const hami::k8s::NodeModel node(*item);
-        (void)node.view();
-      } catch (const hami::k8s::ObjectError&) {
+      for (const rapidjson::Value* item : args.node_items) {
+        try {
+          const hami::k8s::NodeModel node(*item);
+          (void)node.view();
+        } catch (const hami::k8s::ObjectError&) {
+        }
       }
+      // Every node's text lies inside the body and is one JSON object.
+      if (args.node_texts.size() != args.node_items.size())
+        __builtin_trap();
+      for (const std::string_view text : args.node_texts) {
+        if (text.size() < 2 || text.front() != '{' || text.back() != '}' ||
+            text.data() < args.body.data() ||
+            text.data() + text.size() > args.body.data() + args.body.size())
+          __builtin_trap();
+      }
+    } catch (const hami::extender::DecodeError&) {
     }
-  } catch (const hami::extender::DecodeError&) {
   }
   try {
     (void)hami::extender::decode_binding_args(body);
