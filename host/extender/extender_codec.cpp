@@ -5,6 +5,10 @@
 #include <rapidjson/writer.h>
 #include <strings.h>
 
+#if defined(__SSE2__)
+#include <emmintrin.h>
+#endif
+
 #include <bit>
 #include <cstdint>
 #include <cstring>
@@ -118,11 +122,29 @@ class BodyStream {
 
   // Copies the run of characters that need no decoding (up to a quote, a
   // backslash or a control character, the NUL ending the body included) in
-  // one go instead of one reader step per character.
+  // one go instead of one reader step per character; a dropped value's run
+  // is only skipped.
   void copy_plain() {
     const Ch* end = src_;
-    // Eight bytes at a time while they lie inside the body (Node objects
-    // are mostly long strings), then byte by byte up to the stop.
+    // Whole blocks while they lie inside the body (Node objects are mostly
+    // long strings), then byte by byte up to the stop.
+#if defined(__SSE2__)
+    const __m128i quote = _mm_set1_epi8('"');
+    const __m128i backslash = _mm_set1_epi8('\\');
+    const __m128i control = _mm_set1_epi8(0x1F);
+    while (end_ - end >= 16) {
+      const __m128i block = _mm_loadu_si128(reinterpret_cast<const __m128i*>(end));
+      const __m128i stops =
+          _mm_or_si128(_mm_or_si128(_mm_cmpeq_epi8(block, quote), _mm_cmpeq_epi8(block, backslash)),
+                       _mm_cmpeq_epi8(_mm_max_epu8(block, control), control));
+      const auto mask = static_cast<unsigned>(_mm_movemask_epi8(stops));
+      if (mask != 0) {
+        end += std::countr_zero(mask);
+        break;
+      }
+      end += 16;
+    }
+#else
     if constexpr (std::endian::native == std::endian::little) {
       while (end_ - end >= 8) {
         uint64_t word;
@@ -135,20 +157,26 @@ class BodyStream {
         end += 8;
       }
     }
+#endif
     while (!needs_care(static_cast<unsigned char>(*end)))
       ++end;
     const auto n = static_cast<size_t>(end - src_);
-    std::memcpy(dst_, src_, n);
+    if (!dropping_->any()) {
+      std::memcpy(dst_, src_, n);
+      dst_ += n;
+    }
     src_ = end;
-    dst_ += n;
   }
 
   // Unused by the reader; part of the stream concept.
   void Flush() {}
 
  private:
-  static bool needs_care(unsigned char c) { return c == '"' || c == '\\' || c < 0x20; }
+  static bool needs_care(unsigned char c) {
+    return c == '"' || c == '\\' || c < 0x20;
+  }
 
+#if !defined(__SSE2__)
   // The high bit of each byte of `w` that needs care, exact up to the
   // lowest one (a borrow may mark higher bytes): the first in memory on a
   // little-endian machine.
@@ -158,6 +186,7 @@ class BodyStream {
     const auto below = [](uint64_t v, uint64_t n) { return (v - kOnes * n) & ~v & kHigh; };
     return below(w ^ (kOnes * '"'), 1) | below(w ^ (kOnes * '\\'), 1) | below(w, 0x20);
   }
+#endif
 
   const Ch* head_;
   const Ch* end_;

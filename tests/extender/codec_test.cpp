@@ -258,6 +258,44 @@ TEST(ExtenderCodec, TakesTheBodyWithoutChangingIt) {
   EXPECT_STREQ((*args.node_items[0])["metadata"]["name"].GetString(), "a\"b\xc3\xa9");
 }
 
+TEST(ExtenderCodec, DecodesStringsLikeTheStandardParser) {
+  // Strings are copied in runs between the characters that need decoding;
+  // put those at every offset around the run boundaries, in kept and in
+  // dropped values.
+  std::string items;
+  for (size_t at = 0; at < 40; ++at) {
+    for (const char* special : {"\\\"", "\\\\", "\\n", "\\u00e9", "\\ud83d\\ude00", "\xc3\xa9"}) {
+      std::string text(at, 'x');
+      text += special;
+      text += std::string(at % 7, 'y');
+      items += std::string(items.empty() ? "" : ",") + R"({"metadata":{"name":")" + text +
+               R"(","annotations":{")" + text + R"(":")" + text + R"("}},"spec":{"x":")" + text +
+               R"("}})";
+    }
+  }
+  const std::string body = R"({"Nodes":{"items":[)" + items + "]}}";
+  rapidjson::Document expected;
+  expected.Parse(body.c_str());
+  ASSERT_FALSE(expected.HasParseError());
+  const ExtenderArgs all = decode_extender_args(body, NodeFields::all);
+  EXPECT_TRUE(all.doc == expected);
+  const ExtenderArgs model = decode_extender_args(body, NodeFields::model);
+  const auto& items_expected = expected["Nodes"]["items"];
+  ASSERT_EQ(model.node_items.size(), items_expected.Size());
+  for (size_t i = 0; i < model.node_items.size(); ++i) {
+    EXPECT_TRUE((*model.node_items[i])["metadata"] ==
+                items_expected[static_cast<rapidjson::SizeType>(i)]["metadata"])
+        << i;
+    EXPECT_FALSE(model.node_items[i]->HasMember("spec")) << i;
+  }
+  // A control character inside a string is an error, wherever it falls.
+  for (size_t at = 0; at < 20; ++at) {
+    std::string bad =
+        R"({"Nodes":{"items":[{"metadata":{"name":")" + std::string(at, 'x') + "\t" + R"("}}]}})";
+    EXPECT_THROW(decode_extender_args(bad, NodeFields::model), DecodeError) << at;
+  }
+}
+
 TEST(ExtenderCodec, PartsJoinToTheWholeResult) {
   FilterResultOut out;
   out.failed = {{"n1", "no fit"}};
