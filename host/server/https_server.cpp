@@ -12,7 +12,9 @@
 #include <unistd.h>
 
 #include <algorithm>
+#include <cerrno>
 #include <csignal>
+#include <cstring>
 #include <future>
 #include <thread>
 #include <unordered_map>
@@ -36,6 +38,8 @@ constexpr int kMaxLoops = 4;
 // own connections during a burst.
 constexpr int kAcceptBurst = 64;
 constexpr auto kLoopAnswerBound = std::chrono::seconds(5);
+// How long a loop stops accepting when the process is out of descriptors.
+constexpr std::chrono::milliseconds kAcceptPause{100};
 
 int loop_count() {
   cpu_set_t set;
@@ -70,6 +74,8 @@ struct Loop {
   std::unordered_map<std::uint64_t, std::unique_ptr<ServerConnection>> connections;
   std::uint64_t next_key = kFirstConnectionKey;
   bool listening = false;
+  // Accepting paused (out of descriptors) until then; zero when not.
+  EventLoop::Clock::time_point resume_accepting{};
   std::thread thread;
 };
 
@@ -107,8 +113,22 @@ void HttpsServer::Impl::accept_ready(Loop& loop) {
     socklen_t len = sizeof addr;
     const int fd = ::accept4(listen_fd, reinterpret_cast<sockaddr*>(&addr), &len,
                              SOCK_NONBLOCK | SOCK_CLOEXEC);
-    if (fd < 0)
-      return;  // drained (EAGAIN), or out of descriptors: retried on the next event
+    if (fd < 0) {
+      if (errno == EINTR || errno == ECONNABORTED)
+        continue;
+      if (errno == EMFILE || errno == ENFILE || errno == ENOBUFS || errno == ENOMEM) {
+        // The pending connection stays queued and the socket stays
+        // readable: without a pause the loop would spin on it. Connections
+        // being served go on; accepting resumes after kAcceptPause.
+        loop.events.remove(listen_fd);
+        loop.resume_accepting = EventLoop::Clock::now() + kAcceptPause;
+        ++state.accept_pauses;
+        logger.warn("cannot accept connections, pausing",
+                    {{"error", std::strerror(errno)},
+                     {"pause_ms", std::to_string(kAcceptPause.count())}});
+      }
+      return;  // EAGAIN: nothing more waiting
+    }
     const int one = 1;
     ::setsockopt(fd, IPPROTO_TCP, TCP_NODELAY, &one, sizeof one);
     bool busy = false;
@@ -163,7 +183,13 @@ void HttpsServer::Impl::run(Loop& loop) {
         if (found != loop.connections.end() && !found->second->on_events(events))
           loop.connections.erase(found);
       },
-      [&loop](EventLoop::Clock::time_point now) {
+      [this, &loop](EventLoop::Clock::time_point now) {
+        if (loop.resume_accepting != EventLoop::Clock::time_point{} &&
+            now >= loop.resume_accepting) {
+          loop.resume_accepting = {};
+          if (loop.listening)
+            loop.events.add(socket.impl()->sockfd(), EPOLLIN | EPOLLEXCLUSIVE, kListenerKey);
+        }
         for (auto it = loop.connections.begin(); it != loop.connections.end();) {
           if (it->second->on_tick(now))
             ++it;
@@ -264,6 +290,10 @@ int HttpsServer::refused_connections() const {
 
 int HttpsServer::cut_connections() const {
   return impl_->state.cut.load();
+}
+
+int HttpsServer::accept_pauses() const {
+  return impl_->state.accept_pauses.load();
 }
 
 const ServerTls& HttpsServer::tls() const {

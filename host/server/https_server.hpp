@@ -63,6 +63,8 @@ class HttpsServer {
   // Connections cut because a request's header or body was not received
   // within the read timeout.
   int cut_connections() const;
+  // Times accepting paused because the process was out of descriptors.
+  int accept_pauses() const;
 
   // Idempotent. True when every in-flight request finished within `grace`.
   // Returns without waiting for worker handlers that overran the grace

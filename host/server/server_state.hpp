@@ -50,6 +50,7 @@ struct ServerState {
   std::atomic<int> total{0};
   std::atomic<int> refused{0};
   std::atomic<int> cut{0};
+  std::atomic<int> accept_pauses{0};
 };
 
 }  // namespace hami::server

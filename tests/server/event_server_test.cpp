@@ -5,11 +5,13 @@
 #include <arpa/inet.h>
 #include <gtest/gtest.h>
 #include <netinet/in.h>
+#include <sys/resource.h>
 #include <sys/socket.h>
 #include <unistd.h>
 
 #include <atomic>
 #include <chrono>
+#include <filesystem>
 #include <future>
 #include <memory>
 #include <string>
@@ -277,6 +279,57 @@ TEST_F(EventServerTest, IdleKeepAliveConnectionIsClosedAfterTheTimeout) {
   EXPECT_GE(waited, 900ms);
   EXPECT_LT(waited, 3s);
   EXPECT_EQ(srv->server().cut_connections(), 0) << "an idle close is not a cut";
+}
+
+double process_cpu_seconds() {
+  rusage usage{};
+  getrusage(RUSAGE_SELF, &usage);
+  const auto seconds = [](const timeval& t) {
+    return static_cast<double>(t.tv_sec) + static_cast<double>(t.tv_usec) / 1e6;
+  };
+  return seconds(usage.ru_utime) + seconds(usage.ru_stime);
+}
+
+// Out of descriptors, accept(2) fails while the connection stays queued and
+// the listening socket readable: the server must pause accepting instead of
+// spinning on it, keep its open connections, and accept again afterwards.
+TEST_F(EventServerTest, OutOfDescriptorsPausesAcceptingWithoutSpinning) {
+  start();
+  auto kept = connect();
+  rlimit original{};
+  ASSERT_EQ(getrlimit(RLIMIT_NOFILE, &original), 0);
+  // A helper process opens 20 connections and holds them for 1.5 s.
+  const std::string script =
+      "import socket,time\n"
+      "time.sleep(0.3)\n"
+      "s=[socket.create_connection(('127.0.0.1'," + std::to_string(srv->port()) + ")) "
+      "for _ in range(20)]\n"
+      "time.sleep(1.5)\n";
+  run_command("python3 -c " + shell_quote(script) + " >/dev/null 2>&1 &");
+  int open_fds = 0;
+  for ([[maybe_unused]] const auto& entry : std::filesystem::directory_iterator("/proc/self/fd"))
+    ++open_fds;
+  rlimit lowered = original;
+  lowered.rlim_cur = static_cast<rlim_t>(open_fds + 2);
+  ASSERT_EQ(setrlimit(RLIMIT_NOFILE, &lowered), 0);
+  const double cpu_before = process_cpu_seconds();
+  std::this_thread::sleep_for(1500ms);
+  const double cpu_used = process_cpu_seconds() - cpu_before;
+  ASSERT_EQ(setrlimit(RLIMIT_NOFILE, &original), 0);
+  EXPECT_GT(srv->server().accept_pauses(), 0);
+  EXPECT_LT(cpu_used, 0.6) << "a loop spun on the unacceptable connections";
+  // The connection opened before is still served, and new ones are
+  // accepted once descriptors are free again.
+  ASSERT_TRUE(kept->send("GET /ping HTTP/1.1\r\nHost: x\r\n\r\n"));
+  const auto raw = kept->read_response();
+  ASSERT_TRUE(raw.has_value()) << kept->error();
+  EXPECT_EQ(parse_response(*raw).body, "pong");
+  std::this_thread::sleep_for(500ms);
+  auto fresh = connect();
+  ASSERT_TRUE(fresh->send("GET /ping HTTP/1.1\r\nHost: x\r\n\r\n"));
+  const auto again = fresh->read_response();
+  ASSERT_TRUE(again.has_value()) << fresh->error();
+  EXPECT_EQ(parse_response(*again).body, "pong");
 }
 
 TEST(PlainServer, ServesHttpWithoutTls) {
