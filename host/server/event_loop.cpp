@@ -85,7 +85,8 @@ void EventLoop::run_posted() {
 }
 
 void EventLoop::run(const std::function<void(std::uint64_t, std::uint32_t)>& on_event,
-                    const std::function<void(Clock::time_point)>& on_tick) {
+                    const std::function<void(Clock::time_point)>& on_tick,
+                    const std::function<void()>& after_round) {
   std::array<epoll_event, 64> events{};
   auto next_tick = Clock::now() + tick_;
   for (;;) {
@@ -113,6 +114,7 @@ void EventLoop::run(const std::function<void(std::uint64_t, std::uint32_t)>& on_
       on_tick(now);
       next_tick = now + tick_;
     }
+    after_round();
   }
 }
 

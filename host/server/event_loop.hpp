@@ -33,10 +33,12 @@ class EventLoop {
   bool modify(int fd, std::uint32_t events, std::uint64_t key);
   void remove(int fd);
 
-  // Runs until stop(): calls on_event(key, events) for every ready source,
-  // on_tick(now) at least every tick, and the posted tasks.
+  // Runs until stop(). Each round: on_event(key, events) for every ready
+  // source, the posted tasks, on_tick(now) when a tick is due (at least
+  // every tick), then after_round().
   void run(const std::function<void(std::uint64_t, std::uint32_t)>& on_event,
-           const std::function<void(Clock::time_point)>& on_tick);
+           const std::function<void(Clock::time_point)>& on_tick,
+           const std::function<void()>& after_round);
 
   // Thread-safe. Tasks posted after stop() are dropped.
   void post(std::function<void()> task);

@@ -73,6 +73,8 @@ struct Loop {
   EventLoop events{kTick};
   std::unordered_map<std::uint64_t, std::unique_ptr<ServerConnection>> connections;
   std::uint64_t next_key = kFirstConnectionKey;
+  // Connections whose answers wait for the end of the round.
+  std::vector<std::uint64_t> held;
   bool listening = false;
   // Accepting paused (out of descriptors) until then; zero when not.
   EventLoop::Clock::time_point resume_accepting{};
@@ -164,8 +166,10 @@ void HttpsServer::Impl::accept_ready(Loop& loop) {
           loop.connections.erase(found);
       });
     };
-    auto connection = std::make_unique<ServerConnection>(
-        state, loop.events, key, std::move(channel), peer_text(addr), busy, std::move(completion));
+    auto defer = [&loop](std::uint64_t held_key) { loop.held.push_back(held_key); };
+    auto connection = std::make_unique<ServerConnection>(state, loop.events, key,
+                                                         std::move(channel), peer_text(addr), busy,
+                                                         std::move(completion), std::move(defer));
     if (connection->start())
       loop.connections.emplace(key, std::move(connection));
   }
@@ -195,6 +199,19 @@ void HttpsServer::Impl::run(Loop& loop) {
             ++it;
           else
             it = loop.connections.erase(it);
+        }
+      },
+      [&loop] {
+        // Flushing may hold new answers (a pipelined request answered
+        // inline): keep going until none is left.
+        while (!loop.held.empty()) {
+          std::vector<std::uint64_t> keys;
+          keys.swap(loop.held);
+          for (const std::uint64_t key : keys) {
+            const auto found = loop.connections.find(key);
+            if (found != loop.connections.end() && !found->second->flush())
+              loop.connections.erase(found);
+          }
         }
       });
 }

@@ -31,14 +31,15 @@ void release_if_large(std::string& buffer) {
 
 ServerConnection::ServerConnection(ServerState& state, EventLoop& loop, std::uint64_t key,
                                    std::unique_ptr<Channel> channel, std::string peer, bool busy,
-                                   Completion completion)
+                                   Completion completion, Defer defer)
     : state_(state),
       loop_(loop),
       key_(key),
       channel_(std::move(channel)),
       peer_(std::move(peer)),
       busy_(busy),
-      completion_(std::move(completion)) {
+      completion_(std::move(completion)),
+      defer_(std::move(defer)) {
   // The first request's deadline covers the TLS handshake.
   deadline_ = Clock::now() + (busy_ ? std::chrono::milliseconds(kBusyAnswerTimeout)
                                     : state_.limits.request_deadline);
@@ -83,6 +84,13 @@ bool ServerConnection::on_handled(Response response) {
   if (phase_ != Phase::handling)
     return true;
   answer(std::move(response), After::keep_alive);
+  return advance();
+}
+
+bool ServerConnection::flush() {
+  if (!held_)
+    return true;
+  held_ = false;
   return advance();
 }
 
@@ -131,6 +139,8 @@ bool ServerConnection::advance() {
       case Phase::handling:
         return true;
       case Phase::writing:
+        if (held_)
+          return true;
         alive = step_write(progressed);
         break;
       case Phase::draining:
@@ -394,6 +404,10 @@ void ServerConnection::answer(Response response, After after) {
   phase_ = Phase::writing;
   deadline_ = Clock::now() + state_.limits.write_stall;
   request_deadline_ = false;
+  if (defer_) {
+    held_ = true;
+    defer_(key_);
+  }
   if (in_flight_) {
     state_.router->finished(path_of(head_.target), head_.method, answer_.status,
                             Clock::now() - started_at_, peer_);

@@ -38,10 +38,13 @@ class ServerConnection {
   using Clock = std::chrono::steady_clock;
   // Posts the answer of a worker handler back to this connection's loop.
   using Completion = std::function<void(std::uint64_t key, Response response)>;
+  // Asks the loop to call flush() once the current round's events are
+  // handled.
+  using Defer = std::function<void(std::uint64_t key)>;
 
   ServerConnection(ServerState& state, EventLoop& loop, std::uint64_t key,
                    std::unique_ptr<Channel> channel, std::string peer, bool busy,
-                   Completion completion);
+                   Completion completion, Defer defer);
   ~ServerConnection();
   ServerConnection(const ServerConnection&) = delete;
   ServerConnection& operator=(const ServerConnection&) = delete;
@@ -51,6 +54,8 @@ class ServerConnection {
   bool on_events(std::uint32_t events);
   bool on_tick(Clock::time_point now);
   bool on_handled(Response response);
+  // Writes an answer that was held back until the end of the round.
+  bool flush();
 
   bool busy() const { return busy_; }
 
@@ -83,6 +88,11 @@ class ServerConnection {
   std::string peer_;
   bool busy_;
   Completion completion_;
+  Defer defer_;
+  // An answer is ready but held until the loop's round ends: the answers of
+  // one round then go out back to back, and a client reading many
+  // connections is woken once for them instead of once per answer.
+  bool held_ = false;
 
   Phase phase_ = Phase::handshake;
   std::uint32_t interest_ = 0;
