@@ -65,6 +65,24 @@ std::string peer_text(const sockaddr_storage& addr) {
   return "unknown";
 }
 
+// Runs one step of a connection. A step that throws (out of memory while
+// growing a buffer, say) ends that connection, never the loop's thread.
+template <typename Step>
+bool survive(const log::Logger& logger, Step&& step) noexcept {
+  try {
+    return step();
+  } catch (const std::exception& e) {
+    try {
+      logger.warn("connection dropped", {{"error", e.what()}});
+    } catch (...) {
+      // Logging failed too; the connection is dropped all the same.
+    }
+  } catch (...) {
+    // Same, without a message to log.
+  }
+  return false;
+}
+
 }  // namespace
 
 // One event loop, its thread and the connections it serves. Everything but
@@ -159,10 +177,11 @@ void HttpsServer::Impl::accept_ready(Loop& loop) {
       continue;
     }
     const std::uint64_t key = loop.next_key++;
-    auto completion = [&loop](std::uint64_t done_key, Response response) {
-      loop.events.post([&loop, done_key, response = std::move(response)]() mutable {
+    auto completion = [this, &loop](std::uint64_t done_key, Response response) {
+      loop.events.post([this, &loop, done_key, response = std::move(response)]() mutable {
         const auto found = loop.connections.find(done_key);
-        if (found != loop.connections.end() && !found->second->on_handled(std::move(response)))
+        if (found != loop.connections.end() &&
+            !survive(logger, [&] { return found->second->on_handled(std::move(response)); }))
           loop.connections.erase(found);
       });
     };
@@ -170,7 +189,7 @@ void HttpsServer::Impl::accept_ready(Loop& loop) {
     auto connection = std::make_unique<ServerConnection>(state, loop.events, key,
                                                          std::move(channel), peer_text(addr), busy,
                                                          std::move(completion), std::move(defer));
-    if (connection->start())
+    if (survive(logger, [&] { return connection->start(); }))
       loop.connections.emplace(key, std::move(connection));
   }
 }
@@ -184,7 +203,8 @@ void HttpsServer::Impl::run(Loop& loop) {
           return;
         }
         const auto found = loop.connections.find(key);
-        if (found != loop.connections.end() && !found->second->on_events(events))
+        if (found != loop.connections.end() &&
+            !survive(logger, [&] { return found->second->on_events(events); }))
           loop.connections.erase(found);
       },
       [this, &loop](EventLoop::Clock::time_point now) {
@@ -195,13 +215,13 @@ void HttpsServer::Impl::run(Loop& loop) {
             loop.events.add(socket.impl()->sockfd(), EPOLLIN | EPOLLEXCLUSIVE, kListenerKey);
         }
         for (auto it = loop.connections.begin(); it != loop.connections.end();) {
-          if (it->second->on_tick(now))
+          if (survive(logger, [&] { return it->second->on_tick(now); }))
             ++it;
           else
             it = loop.connections.erase(it);
         }
       },
-      [&loop] {
+      [this, &loop] {
         // Flushing may hold new answers (a pipelined request answered
         // inline): keep going until none is left.
         while (!loop.held.empty()) {
@@ -209,7 +229,8 @@ void HttpsServer::Impl::run(Loop& loop) {
           keys.swap(loop.held);
           for (const std::uint64_t key : keys) {
             const auto found = loop.connections.find(key);
-            if (found != loop.connections.end() && !found->second->flush())
+            if (found != loop.connections.end() &&
+                !survive(logger, [&] { return found->second->flush(); }))
               loop.connections.erase(found);
           }
         }

@@ -13,6 +13,7 @@
 #include <chrono>
 #include <filesystem>
 #include <future>
+#include <limits>
 #include <memory>
 #include <string>
 #include <thread>
@@ -279,6 +280,33 @@ TEST_F(EventServerTest, IdleKeepAliveConnectionIsClosedAfterTheTimeout) {
   EXPECT_GE(waited, 900ms);
   EXPECT_LT(waited, 3s);
   EXPECT_EQ(srv->server().cut_connections(), 0) << "an idle close is not a cut";
+}
+
+// A route without a practical body limit and a Content-Length no string can
+// hold: the failure to make room ends that connection, not the loop (before,
+// the exception left the loop's thread and terminated the process).
+TEST(EventServerFailures, AnImpossibleBodyEndsOnlyItsConnection) {
+  auto router = std::make_shared<server::Router>();
+  router->add("POST", "/unbounded", std::numeric_limits<std::size_t>::max(),
+              [](server::Request& req, server::Response& out) { out.body = req.body; });
+  router->add(
+      "GET", "/ping", 0, [](server::Request&, server::Response& out) { out.body = "pong"; },
+      server::Execution::inline_loop);
+  RunningServer srv(router);
+  const SslCtxPtr ctx = make_client_ctx({});
+  {
+    TlsConnection conn(ctx.get(), srv.port());
+    ASSERT_TRUE(conn.handshake()) << conn.error();
+    ASSERT_TRUE(conn.send(
+        "POST /unbounded HTTP/1.1\r\nHost: x\r\nContent-Length: 9223372036854775808\r\n\r\n"));
+    EXPECT_FALSE(conn.read_response().has_value()) << "dropped without an answer";
+  }
+  TlsConnection next(ctx.get(), srv.port());
+  ASSERT_TRUE(next.handshake()) << next.error();
+  ASSERT_TRUE(next.send("GET /ping HTTP/1.1\r\nHost: x\r\n\r\n"));
+  const auto raw = next.read_response();
+  ASSERT_TRUE(raw.has_value()) << next.error();
+  EXPECT_EQ(parse_response(*raw).body, "pong");
 }
 
 double process_cpu_seconds() {
