@@ -125,7 +125,6 @@ class ServerConnection {
   std::size_t piece_at_ = 0;  // offset within that piece
   bool head_only_ = false;
   After after_ = After::keep_alive;
-  int answered_status_ = 0;
 
   std::size_t drained_ = 0;
 };
