@@ -162,7 +162,8 @@ Reply ExtenderService::run_filter(std::string body, Trace& trace) const {
       item_index.reserve(args.node_items.size());
       for (size_t i = 0; i < args.node_items.size(); ++i) {
         try {
-          models.emplace_back(*args.node_items[i]);
+          // The models live only while `args` does.
+          models.emplace_back(*args.node_items[i], k8s::NodeModel::Borrowing{});
           item_index.push_back(i);
         } catch (const k8s::ObjectError& e) {
           std::string name = node_item_name(*args.node_items[i]);

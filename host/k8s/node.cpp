@@ -70,12 +70,22 @@ class KvAppender {
   std::unordered_map<std::string_view, size_t> index_;
 };
 
-hami_str own(StringArena& arena, std::string_view text) {
-  const std::string_view stored = arena.store(text);
-  return {stored.data(), stored.size()};
+// Where a model's strings come from: copies in its arena, or (borrowing)
+// the document's own strings.
+struct Strings {
+  StringArena& arena;
+  bool borrow;
+
+  std::string_view keep(std::string_view text) const { return borrow ? text : arena.store(text); }
+  // `text` may point into a temporary buffer.
+  std::string_view copy(std::string_view text) const { return arena.store(text); }
+};
+
+hami_str as_str(std::string_view text) {
+  return {text.data(), text.size()};
 }
 
-void read_map(StringArena& arena, const Value& parent, std::string_view key, const JsonPath& at,
+void read_map(const Strings& strings, const Value& parent, std::string_view key, const JsonPath& at,
               std::vector<hami_kv>& out, bool quantities) {
   const Value* map = json::optional_object(parent, key, at);
   if (map == nullptr)
@@ -95,7 +105,9 @@ void read_map(StringArena& arena, const Value& parent, std::string_view key, con
       }
       value = json::view_of(entry.value);
     }
-    appender.append(own(arena, entry_key), own(arena, value));
+    // A number's text is rendered into `buffer`, not the document's.
+    appender.append(as_str(strings.keep(entry_key)),
+                    as_str(entry.value.IsNumber() ? strings.copy(value) : strings.keep(value)));
   }
 }
 
@@ -109,7 +121,11 @@ std::optional<std::string_view> find(const std::vector<hami_kv>& list, std::stri
 
 }  // namespace
 
-NodeModel::NodeModel(const rapidjson::Value& node) : s_(std::make_unique<Storage>()) {
+NodeModel::NodeModel(const rapidjson::Value& node) : NodeModel(node, false) {}
+
+NodeModel::NodeModel(const rapidjson::Value& node, Borrowing) : NodeModel(node, true) {}
+
+NodeModel::NodeModel(const rapidjson::Value& node, bool borrow) : s_(std::make_unique<Storage>()) {
   const JsonPath root;
   if (!node.IsObject())
     json::wrong_type(root, "a Node object", node);
@@ -121,16 +137,17 @@ NodeModel::NodeModel(const rapidjson::Value& node) : s_(std::make_unique<Storage
   if (name.empty())
     throw ObjectError("/metadata/name", "is required");
   Storage& s = *s_;
-  s.name = s.arena.store(name);
-  s.uid = s.arena.store(json::optional_string(*metadata, "uid", meta_at).value_or(""));
+  const Strings strings{s.arena, borrow};
+  s.name = strings.keep(name);
+  s.uid = strings.keep(json::optional_string(*metadata, "uid", meta_at).value_or(""));
   s.resource_version =
-      s.arena.store(json::optional_string(*metadata, "resourceVersion", meta_at).value_or(""));
-  read_map(s.arena, *metadata, "annotations", meta_at, s.annotations, false);
-  read_map(s.arena, *metadata, "labels", meta_at, s.labels, false);
+      strings.keep(json::optional_string(*metadata, "resourceVersion", meta_at).value_or(""));
+  read_map(strings, *metadata, "annotations", meta_at, s.annotations, false);
+  read_map(strings, *metadata, "labels", meta_at, s.labels, false);
   if (const Value* status = json::optional_object(node, "status", root)) {
     const JsonPath status_at(root, "status");
-    read_map(s.arena, *status, "allocatable", status_at, s.allocatable, true);
-    read_map(s.arena, *status, "capacity", status_at, s.capacity, true);
+    read_map(strings, *status, "allocatable", status_at, s.allocatable, true);
+    read_map(strings, *status, "capacity", status_at, s.capacity, true);
   }
 
   hami_node_view& v = s.view;

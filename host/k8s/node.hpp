@@ -11,7 +11,8 @@
 //   - Quantities may be JSON strings or numbers (YAML snapshots write
 //     `nvidia.com/gpu: 8`); numbers are kept as their JSON text.
 //   - `view()` and every string_view returned stay valid for the lifetime of
-//     the object, including after a move (the storage lives on the heap).
+//     the object, including after a move (the storage lives on the heap);
+//     a borrowing model's also need its document alive.
 //   - Immutable after construction; safe to share between threads.
 #pragma once
 
@@ -32,6 +33,15 @@ namespace hami::k8s {
 class NodeModel {
  public:
   explicit NodeModel(const rapidjson::Value& node);
+
+  // A model whose strings are views into `node`'s document instead of
+  // copies (numbers excepted): the document must outlive the model and keep
+  // its strings where they are. For the thousand Node objects of a
+  // full-Nodes extender call, which live only as long as their request,
+  // the copies were more than half of building the models.
+  struct Borrowing {};
+  NodeModel(const rapidjson::Value& node, Borrowing);
+
   NodeModel(NodeModel&&) noexcept;
   NodeModel& operator=(NodeModel&&) noexcept;
   NodeModel(const NodeModel&) = delete;
@@ -52,6 +62,8 @@ class NodeModel {
   std::span<const hami_kv> annotations() const;
 
  private:
+  NodeModel(const rapidjson::Value& node, bool borrow);
+
   struct Storage;
   std::unique_ptr<Storage> s_;
 };

@@ -10,6 +10,7 @@
 #include <sstream>
 
 #include "extender/extender_codec.hpp"
+#include "k8s/node.hpp"
 
 namespace {
 
@@ -294,6 +295,32 @@ TEST(ExtenderCodec, DecodesStringsLikeTheStandardParser) {
         R"({"Nodes":{"items":[{"metadata":{"name":")" + std::string(at, 'x') + "\t" + R"("}}]}})";
     EXPECT_THROW(decode_extender_args(bad, NodeFields::model), DecodeError) << at;
   }
+}
+
+TEST(ExtenderCodec, BorrowingNodeModelsReadTheDecodedStrings) {
+  const std::string body =
+      R"({"Nodes":{"items":[{"metadata":{"name":"n","uid":"u","resourceVersion":"7",)"
+      R"("labels":{"l":"v"},"annotations":{"a":"[{\"id\":\"GPU-0\"}]"}},)"
+      R"("status":{"allocatable":{"cpu":"1"},"capacity":{"cpu":2,"mem":1.5}}}]}})";
+  const ExtenderArgs args = decode_extender_args(body, NodeFields::model);
+  const rapidjson::Value& item = *args.node_items[0];
+  const hami::k8s::NodeModel owned(item);
+  const hami::k8s::NodeModel borrowed(item, hami::k8s::NodeModel::Borrowing{});
+  EXPECT_EQ(borrowed.name(), owned.name());
+  EXPECT_EQ(borrowed.uid(), owned.uid());
+  EXPECT_EQ(borrowed.resource_version(), owned.resource_version());
+  EXPECT_EQ(borrowed.label("l"), owned.label("l"));
+  EXPECT_EQ(borrowed.annotation("a"), R"([{"id":"GPU-0"}])");
+  // The document's own bytes, not copies.
+  EXPECT_EQ(borrowed.annotation("a")->data(), item["metadata"]["annotations"]["a"].GetString());
+  EXPECT_EQ(borrowed.name().data(), item["metadata"]["name"].GetString());
+  // Numbers are rendered, so they are copied.
+  const hami_node_view& view = borrowed.view();
+  ASSERT_EQ(view.capacity_len, 2u);
+  EXPECT_EQ(std::string_view(view.capacity[0].value.ptr, view.capacity[0].value.len), "2");
+  EXPECT_EQ(std::string_view(view.capacity[1].value.ptr, view.capacity[1].value.len), "1.5");
+  ASSERT_EQ(view.allocatable_len, 1u);
+  EXPECT_EQ(view.allocatable[0].value.ptr, item["status"]["allocatable"]["cpu"].GetString());
 }
 
 TEST(ExtenderCodec, PartsJoinToTheWholeResult) {
