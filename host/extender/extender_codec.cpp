@@ -13,6 +13,8 @@
 #include <cstdint>
 #include <cstring>
 
+#include "server/json_depth.hpp"
+
 namespace hami::extender {
 
 namespace {
@@ -378,6 +380,13 @@ class ArgsHandler {
   }
 
   bool start(bool object) {
+    // RapidJSON's reader recurses once per level before any value reaches
+    // this handler: refusing the level past the bound stops it there, so
+    // no body can exhaust the stack and the router need not scan for depth.
+    if (++nesting_ > server::kMaxJsonDepth) {
+      too_deep_ = true;
+      return false;
+    }
     if (dropping_.any()) {
       dropping_.next = false;
       ++dropping_.depth;
@@ -393,6 +402,7 @@ class ArgsHandler {
   }
 
   bool end(bool object) {
+    --nesting_;
     if (dropping_.depth > 0) {
       --dropping_.depth;
       return true;
@@ -413,6 +423,11 @@ class ArgsHandler {
   std::vector<Frame> frames_;
   std::vector<NodeListText> node_lists_;
   Role next_role_ = Role::keep;
+  std::size_t nesting_ = 0;
+  bool too_deep_ = false;
+
+ public:
+  bool too_deep() const { return too_deep_; }
 };
 
 }  // namespace
@@ -430,6 +445,10 @@ ExtenderArgs::ExtenderArgs(std::string text, NodeFields fields) : body(std::move
     return !reader.Parse<rapidjson::kParseInsituFlag>(in, handler).IsError();
   };
   doc.Populate(parse);
+  if (handler.too_deep()) {
+    throw DecodeError("request body nests JSON deeper than " +
+                      std::to_string(server::kMaxJsonDepth) + " levels");
+  }
   if (reader.HasParseError()) {
     throw DecodeError(std::string("invalid JSON at offset ") +
                       std::to_string(reader.GetErrorOffset()) + ": " +

@@ -293,7 +293,8 @@ void register_extender_routes(server::Router& router, scheduling::Scheduler& sch
   const auto service = std::make_shared<ExtenderService>(scheduler, logger, std::move(observer));
   // The handlers take the request body: a full-Nodes body is megabytes,
   // parsed where it lies and echoed from there.
-  const auto route = [&](const char* path, Reply (ExtenderService::*verb)(std::string) const) {
+  const auto route = [&](const char* path, Reply (ExtenderService::*verb)(std::string) const,
+                         bool bounds_nesting) {
     router.add("POST", path, body_limit,
                [service, verb](server::Request& request, server::Response& response) {
                  Reply reply = ((*service).*verb)(std::move(request.body));
@@ -302,16 +303,20 @@ void register_extender_routes(server::Router& router, scheduling::Scheduler& sch
                  response.body = std::move(reply.body);
                  response.tail = std::move(reply.tail);
                  response.keep = std::move(reply.keep);
-               });
+               },
+               server::RouteOptions(server::Execution::worker, bounds_nesting));
   };
   router.add("GET", "/allocations", 0,
              [&scheduler](const server::Request&, server::Response& response) {
                response.body = allocations_report(scheduler);
              });
-  route("/filter", &ExtenderService::filter_taking);
-  route("/schedule", &ExtenderService::filter_taking);
-  route("/prioritize", &ExtenderService::prioritize_taking);
-  route("/bind", &ExtenderService::bind_taking);
+  // ExtenderArgs bodies (megabytes with full Nodes) are decoded by a reader
+  // that refuses nesting past the bound itself; the small binding body
+  // keeps the router's check.
+  route("/filter", &ExtenderService::filter_taking, true);
+  route("/schedule", &ExtenderService::filter_taking, true);
+  route("/prioritize", &ExtenderService::prioritize_taking, true);
+  route("/bind", &ExtenderService::bind_taking, false);
 }
 
 }  // namespace hami::extender

@@ -24,10 +24,10 @@ std::string_view path_of(std::string_view target) {
 }
 
 void Router::add(std::string method, std::string path, std::size_t body_limit, Handler handler,
-                 Execution execution) {
+                 RouteOptions options) {
   auto& methods = routes_[std::move(path)];
   const auto [it, inserted] =
-      methods.emplace(std::move(method), Route{body_limit, std::move(handler), execution});
+      methods.emplace(std::move(method), Route{body_limit, std::move(handler), options});
   if (!inserted)
     throw std::invalid_argument("route registered twice: " + it->first);
 }
@@ -69,7 +69,7 @@ const Router::Route* Router::find(std::string_view method, std::string_view path
 void Router::handle(const Route& route, Request& request, Response& response) const {
   // Before any handler parses it: a recursive JSON reader would overflow
   // the thread's stack on a deeply nested body.
-  if (json_nests_deeper_than(request.body, kMaxJsonDepth)) {
+  if (!route.options.bounds_nesting && json_nests_deeper_than(request.body, kMaxJsonDepth)) {
     set_error(response, 400,
               "request body nests JSON deeper than " + std::to_string(kMaxJsonDepth) + " levels");
     return;

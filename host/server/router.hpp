@@ -11,7 +11,10 @@
 //    waiting, no locks held for long); `worker` handlers (the default) run
 //    on the server's worker threads and may block;
 //  - a body nesting arrays/objects deeper than kMaxJsonDepth → 400 before
-//    the handler runs (json_depth.hpp);
+//    the handler runs (json_depth.hpp), unless the route declares that its
+//    handler bounds nesting itself (a parser that refuses the level past
+//    kMaxJsonDepth before recursing into it), which saves a scan of large
+//    bodies;
 //  - a handler that throws → 500 (the exception is logged, not sent);
 //  - every error body is {"error":"..."}.
 // Routes are added before the server starts; lookups and handling are
@@ -35,6 +38,18 @@ namespace hami::server {
 
 enum class Execution { inline_loop, worker };
 
+struct RouteOptions {
+  Execution execution = Execution::worker;
+  // The handler refuses JSON nested deeper than kMaxJsonDepth on its own,
+  // before its parser recurses that deep.
+  bool bounds_nesting = false;
+
+  RouteOptions() = default;
+  // Implicit on purpose: `router.add(..., Execution::inline_loop)`.
+  RouteOptions(Execution how) : execution(how) {}  // NOLINT(google-explicit-constructor)
+  RouteOptions(Execution how, bool bounds) : execution(how), bounds_nesting(bounds) {}
+};
+
 class Router {
  public:
   using Handler = std::function<void(Request&, Response&)>;
@@ -42,7 +57,7 @@ class Router {
   struct Route {
     std::size_t body_limit;
     Handler handler;
-    Execution execution;
+    RouteOptions options;
   };
 
   // `logger` (optional) must outlive the router.
@@ -51,7 +66,7 @@ class Router {
   // Registers `handler` for `method` on `path`. A second registration of the
   // same method and path throws std::invalid_argument.
   void add(std::string method, std::string path, std::size_t body_limit, Handler handler,
-           Execution execution = Execution::worker);
+           RouteOptions options = {});
 
   // The route for `method` on `path`; nullptr with `refusal` set to the 404
   // or 405 answer when there is none.

@@ -367,7 +367,7 @@ void ServerConnection::dispatch() {
                   .headers = std::move(head_.headers)};
   body_ = std::string();
   const Router& router = *state_.router;
-  if (route_->execution == Execution::inline_loop) {
+  if (route_->options.execution == Execution::inline_loop) {
     Response response;
     router.handle(*route_, request, response);
     answer(std::move(response), After::keep_alive);

@@ -11,6 +11,7 @@
 
 #include "extender/extender_codec.hpp"
 #include "k8s/node.hpp"
+#include "server/json_depth.hpp"
 
 namespace {
 
@@ -388,3 +389,40 @@ TEST(ExtenderCodec, ParseErrorsKeepTheirOffsets) {
 }
 
 }  // namespace
+
+namespace hami::extender {
+namespace {
+
+// The reader refuses the level past the bound before recursing into it, so
+// the routes decoding ExtenderArgs skip the router's depth scan of their
+// (megabyte) bodies; nesting in dropped members counts too.
+TEST(ExtenderCodec, NestingPastTheBoundIsRefusedWhileDecoding) {
+  const auto nested = [](std::size_t levels) {
+    return std::string(levels, '[') + std::string(levels, ']');
+  };
+  // A kept member (inside the Pod) and a dropped one.
+  const std::vector<std::pair<std::string, std::string>> wrappers = {
+      {R"({"Pod":{"metadata":{"name":"p"},"spec":{"deep":)", "}}}"},
+      {R"({"Pod":null,"Unknown":)", "}"}};
+  for (const auto& [open, close] : wrappers) {
+    // The wrapper itself nests 3 (Pod) or 1 (Unknown) levels.
+    const std::size_t room = server::kMaxJsonDepth - (close.size());
+    EXPECT_NO_THROW(decode_extender_args(open + nested(room) + close)) << open;
+    EXPECT_THROW(decode_extender_args(open + nested(room + 1) + close), DecodeError) << open;
+    try {
+      decode_extender_args(open + std::string(100000, '['));
+      ADD_FAILURE() << open << ": a 100000-level body was accepted";
+    } catch (const DecodeError& e) {
+      EXPECT_STREQ(e.what(), "request body nests JSON deeper than 512 levels") << open;
+    }
+  }
+  // Many brackets, little depth: not refused.
+  std::string wide = R"({"Pod":null,"Unknown":[)";
+  for (int i = 0; i < 5000; ++i)
+    wide += i == 0 ? "[]" : ",[]";
+  wide += "]}";
+  EXPECT_NO_THROW(decode_extender_args(wide));
+}
+
+}  // namespace
+}  // namespace hami::extender
