@@ -10,6 +10,7 @@
 #include <utility>
 
 #include "log/logger.hpp"
+#include "platform/cpus.hpp"
 #include "plugins/plugin_errors.hpp"
 #include "scheduling/allocation.hpp"
 #include "scheduling/node_fit.hpp"
@@ -169,8 +170,9 @@ Scheduler::Scheduler(cluster::ClusterState& cluster,
       ledger_(devices.size()),
       locker_(
           cluster, [this] { return now(); }, options_.node_lock),
-      pool_(options_.filter_workers.value_or(
-          std::min<size_t>(3, std::max(1u, std::thread::hardware_concurrency()) - 1))) {
+      // Helpers only where another CPU can run them: on a single usable CPU
+      // they would take turns with the caller and add thread switches.
+      pool_(options_.filter_workers.value_or(std::min<size_t>(3, platform::usable_cpus() - 1))) {
   cluster_.watch(*this);
   if (options_.initial_health_check)
     check_node_health();

@@ -64,7 +64,7 @@ struct SchedulerOptions {
   // Check node health (handshake annotations) once at construction.
   bool initial_health_check = true;
   // Threads that help walk large candidate lists (the caller always works
-  // too). Default: one per extra CPU, at most 3.
+  // too). Default: one per extra CPU the process may use, at most 3.
   std::optional<size_t> filter_workers;
   // Whether the scheduler may act now: "" when it may, else the reason
   // (e.g. "not the leader: …", "cluster cache not synced: …"). filter

@@ -6,7 +6,6 @@
 #include <arpa/inet.h>
 #include <netinet/in.h>
 #include <netinet/tcp.h>
-#include <sched.h>
 #include <sys/epoll.h>
 #include <sys/socket.h>
 #include <unistd.h>
@@ -20,6 +19,7 @@
 #include <unordered_map>
 #include <vector>
 
+#include "platform/cpus.hpp"
 #include "server/event_loop.hpp"
 #include "server/server_connection.hpp"
 #include "server/server_state.hpp"
@@ -42,12 +42,7 @@ constexpr auto kLoopAnswerBound = std::chrono::seconds(5);
 constexpr std::chrono::milliseconds kAcceptPause{100};
 
 int loop_count() {
-  cpu_set_t set;
-  CPU_ZERO(&set);
-  int cpus = 1;
-  if (sched_getaffinity(0, sizeof set, &set) == 0)
-    cpus = CPU_COUNT(&set);
-  return std::clamp(cpus, 1, kMaxLoops);
+  return std::clamp(static_cast<int>(platform::usable_cpus()), 1, kMaxLoops);
 }
 
 std::string peer_text(const sockaddr_storage& addr) {
@@ -143,9 +138,9 @@ void HttpsServer::Impl::accept_ready(Loop& loop) {
         loop.events.remove(listen_fd);
         loop.resume_accepting = EventLoop::Clock::now() + kAcceptPause;
         ++state.accept_pauses;
-        logger.warn("cannot accept connections, pausing",
-                    {{"error", std::strerror(errno)},
-                     {"pause_ms", std::to_string(kAcceptPause.count())}});
+        logger.warn(
+            "cannot accept connections, pausing",
+            {{"error", std::strerror(errno)}, {"pause_ms", std::to_string(kAcceptPause.count())}});
       }
       return;  // EAGAIN: nothing more waiting
     }
