@@ -578,9 +578,20 @@ EncodedFilterResult encode_filter_result_parts(const FilterResultOut& r) {
   out.head = R"({"Nodes":{"metadata":{},"items":[)";
   out.views.reserve(r.node_texts->size() * 2);
   for (size_t i = 0; i < r.node_texts->size(); ++i) {
-    if (i > 0)
+    const std::string_view text = (*r.node_texts)[i];
+    if (i > 0) {
+      // Items that follow each other in the request, separated by exactly
+      // ",", become one view: when every node fits, the reply's items are
+      // a single slice of the request and are written without staging.
+      std::string_view& previous = out.views.back();
+      const char* gap = previous.data() + previous.size();
+      if (gap + 1 == text.data() && *gap == ',') {
+        previous = std::string_view(previous.data(), previous.size() + 1 + text.size());
+        continue;
+      }
       out.views.push_back(kComma);
-    out.views.push_back((*r.node_texts)[i]);
+    }
+    out.views.push_back(text);
   }
   out.trailer.reserve(fields.size() - kNullNodes.size() + 2);
   out.trailer = "]}";

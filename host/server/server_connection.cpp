@@ -16,6 +16,8 @@ constexpr std::size_t kReadChunk = 16 * 1024;
 // written, so a reply made of thousands of small views costs a few large
 // writes instead of thousands of small ones.
 constexpr std::size_t kStageSize = 256 * 1024;
+// Pieces at least this large are written without staging.
+constexpr std::size_t kDirectWrite = 64 * 1024;
 // Buffers grown past this by a large request or answer are released when
 // the connection goes idle, so kept-alive connections stay small.
 constexpr std::size_t kKeepCapacity = 64 * 1024;
@@ -426,11 +428,36 @@ bool ServerConnection::step_write(bool& progressed) {
   };
   const std::size_t pieces = head_only_ ? 1 : 2 + answer_.tail.size();
   for (;;) {
+    if (staged_ == staging_.size() && piece_ < pieces &&
+        piece(piece_).size() - piece_at_ >= kDirectWrite) {
+      // A large piece goes out from its own memory (kept by the answer):
+      // copying megabytes into the staging buffer first costs more than
+      // the few extra records it saves. A retried write repeats the same
+      // arguments, as OpenSSL requires.
+      const std::string_view rest = piece(piece_).substr(piece_at_);
+      const IoResult r = channel_->write(rest.data(), std::min(rest.size(), kStageSize));
+      if (r.kind == IoResult::Kind::done) {
+        piece_at_ += r.bytes;
+        if (piece_at_ == piece(piece_).size()) {
+          ++piece_;
+          piece_at_ = 0;
+        }
+        deadline_ = Clock::now() + state_.limits.write_stall;
+        continue;
+      }
+      if (r.kind == IoResult::Kind::want_write || r.kind == IoResult::Kind::want_read) {
+        want(r.kind == IoResult::Kind::want_write ? EPOLLOUT : EPOLLIN);
+        return true;
+      }
+      return false;
+    }
     if (staged_ == staging_.size()) {
       staging_.clear();
       staged_ = 0;
       while (staging_.size() < kStageSize && piece_ < pieces) {
         const std::string_view rest = piece(piece_).substr(piece_at_);
+        if (rest.size() >= kDirectWrite && !staging_.empty())
+          break;  // staged bytes first, then the large piece directly
         const std::size_t n = std::min(rest.size(), kStageSize - staging_.size());
         staging_.append(rest.data(), n);
         piece_at_ += n;

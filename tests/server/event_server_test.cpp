@@ -66,6 +66,17 @@ std::shared_ptr<server::Router> make_router(Gate& gate, std::atomic<int>& worker
     out.tail.emplace_back("]");
     out.keep = store;
   });
+  // Large views (written from their own memory) between small ones (staged).
+  router->add("GET", "/large-views", 0, [](server::Request&, server::Response& out) {
+    auto store = std::make_shared<std::string>();
+    *store = std::string(1u << 20, 'a') + "," + std::string(300000, 'b') + std::string(70000, 'c');
+    const std::string_view all = *store;
+    out.content_type = "text/plain";
+    out.body = "<";
+    out.tail = {all.substr(0, 1u << 20), all.substr(1u << 20, 1), all.substr((1u << 20) + 1, 300000),
+                all.substr((1u << 20) + 300001), ">"};
+    out.keep = store;
+  });
   router->add("GET", "/slow", 0, [&gate, &worker_calls](server::Request&, server::Response& out) {
     ++worker_calls;
     gate.entered.set_value();
@@ -184,6 +195,21 @@ TEST_F(EventServerTest, AnswerMadeOfViewsArrivesByteForByte) {
   const auto after = conn->read_response();
   ASSERT_TRUE(after.has_value());
   EXPECT_EQ(parse_response(*after).body, "pong");
+}
+
+TEST_F(EventServerTest, LargeViewsAreWrittenWholeBetweenStagedBytes) {
+  start();
+  auto conn = connect();
+  for (int round = 0; round < 2; ++round) {
+    ASSERT_TRUE(conn->send("GET /large-views HTTP/1.1\r\nHost: x\r\n\r\n"));
+    const auto raw = conn->read_response();
+    ASSERT_TRUE(raw.has_value()) << conn->error();
+    const auto r = parse_response(*raw);
+    const std::string expected = "<" + std::string(1u << 20, 'a') + "," +
+                                 std::string(300000, 'b') + std::string(70000, 'c') + ">";
+    ASSERT_EQ(r.body.size(), expected.size());
+    EXPECT_TRUE(r.body == expected) << "round " << round;
+  }
 }
 
 TEST_F(EventServerTest, LargeBodyArrivingInPiecesIsReadWhole) {
