@@ -295,16 +295,17 @@ void register_extender_routes(server::Router& router, scheduling::Scheduler& sch
   // parsed where it lies and echoed from there.
   const auto route = [&](const char* path, Reply (ExtenderService::*verb)(std::string) const,
                          bool bounds_nesting) {
-    router.add("POST", path, body_limit,
-               [service, verb](server::Request& request, server::Response& response) {
-                 Reply reply = ((*service).*verb)(std::move(request.body));
-                 response.status = reply.status;
-                 response.content_type = "application/json";
-                 response.body = std::move(reply.body);
-                 response.tail = std::move(reply.tail);
-                 response.keep = std::move(reply.keep);
-               },
-               server::RouteOptions(server::Execution::worker, bounds_nesting));
+    router.add(
+        "POST", path, body_limit,
+        [service, verb](server::Request& request, server::Response& response) {
+          Reply reply = ((*service).*verb)(std::move(request.body));
+          response.status = reply.status;
+          response.content_type = "application/json";
+          response.body = std::move(reply.body);
+          response.tail = std::move(reply.tail);
+          response.keep = std::move(reply.keep);
+        },
+        server::RouteOptions(server::Execution::worker, bounds_nesting));
   };
   router.add("GET", "/allocations", 0,
              [&scheduler](const server::Request&, server::Response& response) {

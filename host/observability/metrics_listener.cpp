@@ -26,9 +26,9 @@ MetricsListener::MetricsListener(const MetricsRegistry& registry,
   settings.keep_alive_timeout_seconds = static_cast<int>(options.keep_alive_timeout.count());
   try {
     // A ServerTls without a context serves plain HTTP.
-    impl_->http = std::make_unique<server::HttpsServer>(
-        std::move(router), server::ServerTls{}, listen, settings,
-        logger != nullptr ? *logger : impl_->quiet);
+    impl_->http =
+        std::make_unique<server::HttpsServer>(std::move(router), server::ServerTls{}, listen,
+                                              settings, logger != nullptr ? *logger : impl_->quiet);
   } catch (const std::runtime_error& e) {
     std::string why = e.what();
     const std::string prefix = "cannot listen on ";

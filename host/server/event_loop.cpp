@@ -90,7 +90,8 @@ void EventLoop::run(const std::function<void(std::uint64_t, std::uint32_t)>& on_
   std::array<epoll_event, 64> events{};
   auto next_tick = Clock::now() + tick_;
   for (;;) {
-    const auto wait = std::chrono::duration_cast<std::chrono::milliseconds>(next_tick - Clock::now());
+    const auto wait =
+        std::chrono::duration_cast<std::chrono::milliseconds>(next_tick - Clock::now());
     const int n = ::epoll_wait(epoll_fd_, events.data(), static_cast<int>(events.size()),
                                static_cast<int>(std::max<std::int64_t>(0, wait.count()) + 1));
     bool woken = false;

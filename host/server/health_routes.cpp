@@ -48,15 +48,18 @@ std::string not_ready_body(const std::vector<Readiness::Condition>& unmet) {
 void register_health_routes(Router& router, const Readiness& readiness) {
   router.add("GET", "/healthz", kNoBody, alive, Execution::inline_loop);
   router.add("GET", "/status", kNoBody, alive, Execution::inline_loop);
-  router.add("GET", "/readyz", kNoBody, [&readiness](const Request& req, Response& out) {
-    const auto unmet = readiness.unmet();
-    if (unmet.empty()) {
-      alive(req, out);
-      return;
-    }
-    out.status = 503;
-    out.body = not_ready_body(unmet);
-  }, Execution::inline_loop);
+  router.add(
+      "GET", "/readyz", kNoBody,
+      [&readiness](const Request& req, Response& out) {
+        const auto unmet = readiness.unmet();
+        if (unmet.empty()) {
+          alive(req, out);
+          return;
+        }
+        out.status = 503;
+        out.body = not_ready_body(unmet);
+      },
+      Execution::inline_loop);
 }
 
 }  // namespace hami::server

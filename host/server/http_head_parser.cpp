@@ -23,8 +23,8 @@ char lower(char c) {
 }
 
 bool iequals(std::string_view a, std::string_view b) {
-  return a.size() == b.size() &&
-         std::equal(a.begin(), a.end(), b.begin(), [](char x, char y) { return lower(x) == lower(y); });
+  return a.size() == b.size() && std::equal(a.begin(), a.end(), b.begin(),
+                                            [](char x, char y) { return lower(x) == lower(y); });
 }
 
 std::string_view trim(std::string_view s) {
@@ -68,7 +68,7 @@ void HeadParser::reset() {
 std::size_t HeadParser::line_limit() const {
   if (!have_request_line_)
     return kMaxMethod + 1 + kMaxTarget + 1 + 8 + 1;  // "METHOD SP TARGET SP HTTP/1.1 CR"
-  return kMaxFieldName + 1 + kMaxFieldValue + 64;   // name, ':', value, generous spaces
+  return kMaxFieldName + 1 + kMaxFieldValue + 64;    // name, ':', value, generous spaces
 }
 
 void HeadParser::refuse(HeadError error) {
@@ -86,7 +86,8 @@ std::size_t HeadParser::feed(std::string_view data) {
         // The line cannot end within its limit: say which limit it broke.
         if (!have_request_line_) {
           const std::string_view line = partial_.empty() ? rest : std::string_view(partial_);
-          refuse(line.find(' ') != std::string_view::npos || partial_.size() + rest.size() > kMaxMethod
+          refuse(line.find(' ') != std::string_view::npos ||
+                         partial_.size() + rest.size() > kMaxMethod
                      ? kTargetTooLong
                      : kBadHead);
         } else {
@@ -270,8 +271,8 @@ std::size_t ChunkedDecoder::feed(std::string_view data, std::string& body) {
   std::size_t used = 0;
   while (state_ == State::more && used < data.size()) {
     if (step_ == Step::data) {
-      const std::size_t n = static_cast<std::size_t>(
-          std::min<std::uint64_t>(remaining_, data.size() - used));
+      const std::size_t n =
+          static_cast<std::size_t>(std::min<std::uint64_t>(remaining_, data.size() - used));
       body.append(data.data() + used, n);
       used += n;
       remaining_ -= n;

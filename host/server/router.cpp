@@ -84,9 +84,9 @@ void Router::handle(const Route& route, Request& request, Response& response) co
     set_error(response, 500, "internal error");
   } catch (...) {
     if (logger_ != nullptr) {
-      logger_->error("handler failed", {{"method", request.method},
-                                        {"path", request.path},
-                                        {"error", "unknown exception"}});
+      logger_->error(
+          "handler failed",
+          {{"method", request.method}, {"path", request.path}, {"error", "unknown exception"}});
     }
     set_error(response, 500, "internal error");
   }

@@ -262,10 +262,9 @@ void ServerConnection::begin_request() {
     return;
   }
   if (head_.content_length && *head_.content_length > route_->body_limit) {
-    answer_error(413,
-                 "request body exceeds the limit of " + std::to_string(route_->body_limit) +
-                     " bytes",
-                 After::drain);
+    answer_error(
+        413, "request body exceeds the limit of " + std::to_string(route_->body_limit) + " bytes",
+        After::drain);
     return;
   }
   body_.clear();
@@ -394,8 +393,8 @@ void ServerConnection::answer_error(int status, std::string_view message, After 
 }
 
 void ServerConnection::answer(Response response, After after) {
-  const bool close = after != After::keep_alive || !head_.keep_alive ||
-                     state_.traffic.draining.load() || ended_;
+  const bool close =
+      after != After::keep_alive || !head_.keep_alive || state_.traffic.draining.load() || ended_;
   after_ = (after == After::keep_alive && close) ? After::close : after;
   head_only_ = head_.method == "HEAD";
   answer_ = std::move(response);

@@ -96,7 +96,7 @@ class ServerConnection {
 
   Phase phase_ = Phase::handshake;
   std::uint32_t interest_ = 0;
-  Clock::time_point deadline_;  // of the current phase; max when none
+  Clock::time_point deadline_;    // of the current phase; max when none
   bool request_deadline_ = true;  // deadline_ is a request deadline (a cut)
 
   InputBuffer in_;
@@ -120,8 +120,8 @@ class ServerConnection {
   Response answer_;
   std::string head_bytes_;
   std::string staging_;
-  std::size_t staged_ = 0;   // bytes of staging_ already written
-  std::size_t piece_ = 0;    // next piece to stage: 0 head, 1 body, 2.. tail
+  std::size_t staged_ = 0;    // bytes of staging_ already written
+  std::size_t piece_ = 0;     // next piece to stage: 0 head, 1 body, 2.. tail
   std::size_t piece_at_ = 0;  // offset within that piece
   bool head_only_ = false;
   After after_ = After::keep_alive;

@@ -73,8 +73,8 @@ std::shared_ptr<server::Router> make_router(Gate& gate, std::atomic<int>& worker
     const std::string_view all = *store;
     out.content_type = "text/plain";
     out.body = "<";
-    out.tail = {all.substr(0, 1u << 20), all.substr(1u << 20, 1), all.substr((1u << 20) + 1, 300000),
-                all.substr((1u << 20) + 300001), ">"};
+    out.tail = {all.substr(0, 1u << 20), all.substr(1u << 20, 1),
+                all.substr((1u << 20) + 1, 300000), all.substr((1u << 20) + 300001), ">"};
     out.keep = store;
   });
   router->add("GET", "/slow", 0, [&gate, &worker_calls](server::Request&, server::Response& out) {
@@ -117,11 +117,11 @@ class EventServerTest : public ::testing::Test {
 TEST_F(EventServerTest, PipelinedRequestsAreAnsweredInOrderOnOneConnection) {
   start();
   auto conn = connect();
-  ASSERT_TRUE(conn->send(
-      "GET /ping HTTP/1.1\r\nHost: x\r\n\r\n"
-      "POST /echo HTTP/1.1\r\nHost: x\r\nContent-Length: 5\r\n\r\nfirst"
-      "POST /size HTTP/1.1\r\nHost: x\r\nContent-Length: 3\r\n\r\nabc"
-      "POST /echo HTTP/1.1\r\nHost: x\r\nContent-Length: 6\r\n\r\nsecond"));
+  ASSERT_TRUE(
+      conn->send("GET /ping HTTP/1.1\r\nHost: x\r\n\r\n"
+                 "POST /echo HTTP/1.1\r\nHost: x\r\nContent-Length: 5\r\n\r\nfirst"
+                 "POST /size HTTP/1.1\r\nHost: x\r\nContent-Length: 3\r\n\r\nabc"
+                 "POST /echo HTTP/1.1\r\nHost: x\r\nContent-Length: 6\r\n\r\nsecond"));
   for (const std::string expected : {"pong", "first", "3", "second"}) {
     const auto raw = conn->read_response();
     ASSERT_TRUE(raw.has_value()) << expected << ": " << conn->error();
@@ -136,9 +136,9 @@ TEST_F(EventServerTest, PipelinedRequestsAreAnsweredInOrderOnOneConnection) {
 TEST_F(EventServerTest, ChunkedBodyIsDecodedAndBoundedByTheLimit) {
   start();
   auto conn = connect();
-  ASSERT_TRUE(conn->send(
-      "POST /echo HTTP/1.1\r\nHost: x\r\nTransfer-Encoding: chunked\r\n\r\n"
-      "3;ext=1\r\nabc\r\n4\r\ndefg\r\n0\r\nTrailer: x\r\n\r\n"));
+  ASSERT_TRUE(
+      conn->send("POST /echo HTTP/1.1\r\nHost: x\r\nTransfer-Encoding: chunked\r\n\r\n"
+                 "3;ext=1\r\nabc\r\n4\r\ndefg\r\n0\r\nTrailer: x\r\n\r\n"));
   const auto ok = conn->read_response();
   ASSERT_TRUE(ok.has_value()) << conn->error();
   EXPECT_EQ(parse_response(*ok).body, "abcdefg");
@@ -205,8 +205,8 @@ TEST_F(EventServerTest, LargeViewsAreWrittenWholeBetweenStagedBytes) {
     const auto raw = conn->read_response();
     ASSERT_TRUE(raw.has_value()) << conn->error();
     const auto r = parse_response(*raw);
-    const std::string expected = "<" + std::string(1u << 20, 'a') + "," +
-                                 std::string(300000, 'b') + std::string(70000, 'c') + ">";
+    const std::string expected = "<" + std::string(1u << 20, 'a') + "," + std::string(300000, 'b') +
+                                 std::string(70000, 'c') + ">";
     ASSERT_EQ(r.body.size(), expected.size());
     EXPECT_TRUE(r.body == expected) << "round " << round;
   }
@@ -356,7 +356,9 @@ TEST_F(EventServerTest, OutOfDescriptorsPausesAcceptingWithoutSpinning) {
   const std::string script =
       "import socket,time\n"
       "time.sleep(0.3)\n"
-      "s=[socket.create_connection(('127.0.0.1'," + std::to_string(srv->port()) + ")) "
+      "s=[socket.create_connection(('127.0.0.1'," +
+      std::to_string(srv->port()) +
+      ")) "
       "for _ in range(20)]\n"
       "time.sleep(1.5)\n";
   run_command("python3 -c " + shell_quote(script) + " >/dev/null 2>&1 &");

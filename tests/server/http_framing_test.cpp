@@ -200,7 +200,7 @@ TEST(ChunkedDecoder, DecodesChunksExtensionsAndTrailers) {
 
 TEST(ChunkedDecoder, MalformedFramingIsReported) {
   const std::vector<std::string> wires = {"x\r\n", "5\r\nhelloXX\r\n", "-1\r\n",
-                                         "fffffffffffffffff\r\n", std::string(5000, '1')};
+                                          "fffffffffffffffff\r\n", std::string(5000, '1')};
   for (const std::string& wire : wires) {
     ChunkedDecoder::State state{};
     decode(wire, &state);

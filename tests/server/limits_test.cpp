@@ -10,8 +10,8 @@
 #include <thread>
 #include <vector>
 
-#include "server/json_depth.hpp"
 #include "server/http_reply.hpp"
+#include "server/json_depth.hpp"
 #include "test_support.hpp"
 
 namespace hami::test {

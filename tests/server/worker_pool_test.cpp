@@ -1,13 +1,13 @@
 // The worker pool starts threads only when tasks need them, never more than
 // its maximum, and runs every task submitted before it is destroyed.
+#include "server/worker_pool.hpp"
+
 #include <gtest/gtest.h>
 
 #include <atomic>
 #include <chrono>
 #include <future>
 #include <vector>
-
-#include "server/worker_pool.hpp"
 
 namespace hami::server {
 namespace {

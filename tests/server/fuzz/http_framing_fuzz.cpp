@@ -29,7 +29,8 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
   if (head.state() != hami::server::HeadParser::State::complete)
     return 0;
   const hami::server::RequestHead& parsed = head.head();
-  if (parsed.headers.size() > hami::server::kMaxFields || parsed.target.size() > hami::server::kMaxTarget)
+  if (parsed.headers.size() > hami::server::kMaxFields ||
+      parsed.target.size() > hami::server::kMaxTarget)
     __builtin_trap();
   hami::server::ChunkedDecoder chunks;
   std::string body;
