@@ -146,7 +146,7 @@ bool ServerConnection::advance() {
         alive = step_write(progressed);
         break;
       case Phase::draining:
-        alive = step_drain(progressed);
+        alive = step_drain();
         break;
     }
     if (!alive)
@@ -158,31 +158,37 @@ bool ServerConnection::advance() {
 
 bool ServerConnection::step_handshake(bool& progressed) {
   const IoResult r = channel_->handshake();
+  if (r.kind != IoResult::Kind::done)
+    return waits(r);
+  progressed = true;
+  if (busy_) {
+    // The busy answer is sent without reading the request.
+    head_bytes_ = busy_reply();
+    answer_ = Response{};
+    head_only_ = true;
+    staging_.clear();
+    staged_ = piece_ = piece_at_ = 0;
+    after_ = After::drain;
+    phase_ = Phase::writing;
+    return true;
+  }
+  phase_ = Phase::head;
+  return true;
+}
+
+bool ServerConnection::waits(const IoResult& r) {
   switch (r.kind) {
-    case IoResult::Kind::done:
-      progressed = true;
-      if (busy_) {
-        // The busy answer is sent without reading the request.
-        head_bytes_ = busy_reply();
-        answer_ = Response{};
-        head_only_ = true;
-        staging_.clear();
-        staged_ = piece_ = piece_at_ = 0;
-        after_ = After::drain;
-        phase_ = Phase::writing;
-        return true;
-      }
-      phase_ = Phase::head;
-      return true;
     case IoResult::Kind::want_read:
+      readable_ = false;
       want(EPOLLIN);
       return true;
     case IoResult::Kind::want_write:
       want(EPOLLOUT);
       return true;
+    case IoResult::Kind::done:
     case IoResult::Kind::closed:
     case IoResult::Kind::failed:
-      return false;
+      break;
   }
   return false;
 }
@@ -196,25 +202,16 @@ bool ServerConnection::fill(bool& progressed) {
   }
   char* space = in_.space(kReadChunk);
   const IoResult r = channel_->read(space, kReadChunk);
-  switch (r.kind) {
-    case IoResult::Kind::done:
-      in_.commit(r.bytes);
-      progressed = true;
-      return true;
-    case IoResult::Kind::want_read:
-      readable_ = false;
-      want(EPOLLIN);
-      return true;
-    case IoResult::Kind::want_write:
-      want(EPOLLOUT);
-      return true;
-    case IoResult::Kind::closed:
-      ended_ = true;
-      return true;
-    case IoResult::Kind::failed:
-      return false;
+  if (r.kind == IoResult::Kind::done) {
+    in_.commit(r.bytes);
+    progressed = true;
+    return true;
   }
-  return false;
+  if (r.kind == IoResult::Kind::closed) {
+    ended_ = true;
+    return true;
+  }
+  return waits(r);
 }
 
 bool ServerConnection::step_head(bool& progressed) {
@@ -280,14 +277,9 @@ void ServerConnection::begin_request() {
 bool ServerConnection::step_body(bool& progressed) {
   if (!continue_.empty()) {
     const IoResult r = channel_->write(continue_.data(), continue_.size());
-    if (r.kind == IoResult::Kind::done) {
-      continue_.erase(0, r.bytes);
-    } else if (r.kind == IoResult::Kind::want_write || r.kind == IoResult::Kind::want_read) {
-      want(r.kind == IoResult::Kind::want_write ? EPOLLOUT : EPOLLIN);
-      return true;
-    } else {
-      return false;
-    }
+    if (r.kind != IoResult::Kind::done)
+      return waits(r);
+    continue_.erase(0, r.bytes);
     progressed = true;
     return true;
   }
@@ -335,24 +327,16 @@ bool ServerConnection::step_body(bool& progressed) {
       return true;
     }
     const IoResult r = channel_->read(body_.data() + body_filled_, length - body_filled_);
-    switch (r.kind) {
-      case IoResult::Kind::done:
-        body_filled_ += r.bytes;
-        continue;
-      case IoResult::Kind::want_read:
-        readable_ = false;
-        want(EPOLLIN);
-        return true;
-      case IoResult::Kind::want_write:
-        want(EPOLLOUT);
-        return true;
-      case IoResult::Kind::closed:
-        answer_error(400, "request body ended early", After::close);
-        progressed = true;
-        return true;
-      case IoResult::Kind::failed:
-        return false;
+    if (r.kind == IoResult::Kind::done) {
+      body_filled_ += r.bytes;
+      continue;
     }
+    if (r.kind == IoResult::Kind::closed) {
+      answer_error(400, "request body ended early", After::close);
+      progressed = true;
+      return true;
+    }
+    return waits(r);
   }
   dispatch();
   progressed = true;
@@ -435,20 +419,15 @@ bool ServerConnection::step_write(bool& progressed) {
       // arguments, as OpenSSL requires.
       const std::string_view rest = piece(piece_).substr(piece_at_);
       const IoResult r = channel_->write(rest.data(), std::min(rest.size(), kStageSize));
-      if (r.kind == IoResult::Kind::done) {
-        piece_at_ += r.bytes;
-        if (piece_at_ == piece(piece_).size()) {
-          ++piece_;
-          piece_at_ = 0;
-        }
-        deadline_ = Clock::now() + state_.limits.write_stall;
-        continue;
+      if (r.kind != IoResult::Kind::done)
+        return waits(r);
+      piece_at_ += r.bytes;
+      if (piece_at_ == piece(piece_).size()) {
+        ++piece_;
+        piece_at_ = 0;
       }
-      if (r.kind == IoResult::Kind::want_write || r.kind == IoResult::Kind::want_read) {
-        want(r.kind == IoResult::Kind::want_write ? EPOLLOUT : EPOLLIN);
-        return true;
-      }
-      return false;
+      deadline_ = Clock::now() + state_.limits.write_stall;
+      continue;
     }
     if (staged_ == staging_.size()) {
       staging_.clear();
@@ -469,21 +448,10 @@ bool ServerConnection::step_write(bool& progressed) {
         break;
     }
     const IoResult r = channel_->write(staging_.data() + staged_, staging_.size() - staged_);
-    switch (r.kind) {
-      case IoResult::Kind::done:
-        staged_ += r.bytes;
-        deadline_ = Clock::now() + state_.limits.write_stall;
-        continue;
-      case IoResult::Kind::want_write:
-        want(EPOLLOUT);
-        return true;
-      case IoResult::Kind::want_read:
-        want(EPOLLIN);
-        return true;
-      case IoResult::Kind::closed:
-      case IoResult::Kind::failed:
-        return false;
-    }
+    if (r.kind != IoResult::Kind::done)
+      return waits(r);
+    staged_ += r.bytes;
+    deadline_ = Clock::now() + state_.limits.write_stall;
   }
   // The whole answer is out.
   if (in_flight_) {
@@ -523,25 +491,15 @@ void ServerConnection::start_next_request() {
   request_deadline_ = false;
 }
 
-bool ServerConnection::step_drain(bool& progressed) {
+bool ServerConnection::step_drain() {
   const std::size_t limit = busy_ ? kBusyDrainBytes : state_.limits.drain_bytes;
   for (;;) {
     if (drained_ >= limit)
       return false;
     const IoResult r = channel_->discard(limit - drained_);
-    switch (r.kind) {
-      case IoResult::Kind::done:
-        drained_ += r.bytes;
-        continue;
-      case IoResult::Kind::want_read:
-      case IoResult::Kind::want_write:
-        want(EPOLLIN);
-        progressed = false;
-        return true;
-      case IoResult::Kind::closed:
-      case IoResult::Kind::failed:
-        return false;
-    }
+    if (r.kind != IoResult::Kind::done)
+      return waits(r);
+    drained_ += r.bytes;
   }
 }
 

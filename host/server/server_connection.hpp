@@ -69,7 +69,8 @@ class ServerConnection {
   bool step_head(bool& progressed);
   bool step_body(bool& progressed);
   bool step_write(bool& progressed);
-  bool step_drain(bool& progressed);
+  // Discards what the client still sends; never progresses to another phase.
+  bool step_drain();
 
   // Reads what the channel has into in_. False when the connection broke;
   // an orderly end from the client sets ended_.
@@ -80,6 +81,9 @@ class ServerConnection {
   void answer_error(int status, std::string_view message, After after);
   void start_next_request();
   void want(std::uint32_t events);
+  // True when `r` asks to wait for the socket, after registering the
+  // interest it needs; false for an end or a failure.
+  bool waits(const IoResult& r);
 
   ServerState& state_;
   EventLoop& loop_;

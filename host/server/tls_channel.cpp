@@ -4,8 +4,10 @@
 #include <sys/socket.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <array>
 #include <cerrno>
+#include <cstring>
 #include <stdexcept>
 
 namespace hami::server {
@@ -25,6 +27,19 @@ std::string drain_errors() {
     text += buf.data();
   }
   return text;
+}
+
+// The outcome of a plain recv(2) or send(2) that returned `n`: zero bytes
+// received is the peer's end, zero bytes sent is just nothing sent.
+IoResult plain_result(ssize_t n, IoResult::Kind would_block, std::string& error) {
+  if (n > 0 || (n == 0 && would_block == IoResult::Kind::want_write))
+    return {IoResult::Kind::done, static_cast<std::size_t>(n)};
+  if (n == 0)
+    return {IoResult::Kind::closed};
+  if (errno == EAGAIN || errno == EWOULDBLOCK || errno == EINTR)
+    return {would_block};
+  error = std::string("socket: ") + std::strerror(errno);
+  return {IoResult::Kind::failed};
 }
 
 }  // namespace
@@ -94,17 +109,8 @@ IoResult Channel::handshake() {
 }
 
 IoResult Channel::read(char* buffer, std::size_t size) {
-  if (ssl_ == nullptr) {
-    const ssize_t n = ::recv(fd_, buffer, size, 0);
-    if (n > 0)
-      return {IoResult::Kind::done, static_cast<std::size_t>(n)};
-    if (n == 0)
-      return {IoResult::Kind::closed};
-    if (errno == EAGAIN || errno == EWOULDBLOCK || errno == EINTR)
-      return {IoResult::Kind::want_read};
-    error_ = "socket: " + std::to_string(errno);
-    return {IoResult::Kind::failed};
-  }
+  if (ssl_ == nullptr)
+    return plain_result(::recv(fd_, buffer, size, 0), IoResult::Kind::want_read, error_);
   std::size_t got = 0;
   errno = 0;
   const int ret = SSL_read_ex(ssl_, buffer, size, &got);
@@ -114,15 +120,8 @@ IoResult Channel::read(char* buffer, std::size_t size) {
 }
 
 IoResult Channel::write(const char* data, std::size_t size) {
-  if (ssl_ == nullptr) {
-    const ssize_t n = ::send(fd_, data, size, MSG_NOSIGNAL);
-    if (n >= 0)
-      return {IoResult::Kind::done, static_cast<std::size_t>(n)};
-    if (errno == EAGAIN || errno == EWOULDBLOCK || errno == EINTR)
-      return {IoResult::Kind::want_write};
-    error_ = "socket: " + std::to_string(errno);
-    return {IoResult::Kind::failed};
-  }
+  if (ssl_ == nullptr)
+    return plain_result(::send(fd_, data, size, MSG_NOSIGNAL), IoResult::Kind::want_write, error_);
   std::size_t put = 0;
   errno = 0;
   const int ret = SSL_write_ex(ssl_, data, size, &put);
@@ -138,14 +137,8 @@ void Channel::shutdown_send() {
 
 IoResult Channel::discard(std::size_t max) {
   std::array<char, 16 * 1024> sink{};
-  const ssize_t n = ::recv(fd_, sink.data(), std::min(max, sink.size()), 0);
-  if (n > 0)
-    return {IoResult::Kind::done, static_cast<std::size_t>(n)};
-  if (n == 0)
-    return {IoResult::Kind::closed};
-  if (errno == EAGAIN || errno == EWOULDBLOCK || errno == EINTR)
-    return {IoResult::Kind::want_read};
-  return {IoResult::Kind::failed};
+  return plain_result(::recv(fd_, sink.data(), std::min(max, sink.size()), 0),
+                      IoResult::Kind::want_read, error_);
 }
 
 }  // namespace hami::server
