@@ -584,11 +584,23 @@ void FileClusterState::bind(std::string_view namespace_, std::string_view name,
   deliver(notes);
 }
 
+namespace {
+
+size_t event_text_bytes(const Event& e) {
+  return e.kind.size() + e.namespace_.size() + e.name.size() + e.uid.size() + e.type.size() +
+         e.reason.size() + e.message.size() + e.component.size();
+}
+
+}  // namespace
+
 void FileClusterState::record_event(const Event& event) {
   std::lock_guard guard(mu_);
   events_.push_back(event);
-  while (events_.size() > kEventCapacity)
+  event_bytes_ += event_text_bytes(event);
+  while (events_.size() > 1 && (events_.size() > kEventCapacity || event_bytes_ > kEventBytes)) {
+    event_bytes_ -= event_text_bytes(events_.front());
     events_.pop_front();
+  }
 }
 
 std::unique_ptr<ClusterState> open_cluster_state(std::string_view source,

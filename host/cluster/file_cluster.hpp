@@ -40,6 +40,10 @@ class SnapshotError : public std::runtime_error {
 class FileClusterState final : public ClusterState {
  public:
   static constexpr size_t kEventCapacity = 1000;
+  // Recorded events are also bounded by their text: a FilteringSucceed
+  // message lists every candidate's score (~19 KB for 1,000 nodes), and a
+  // thousand of them would hold ~19 MB. The newest event is always kept.
+  static constexpr size_t kEventBytes = 1024 * 1024;
 
   FileClusterState();
   ~FileClusterState() override;
@@ -57,7 +61,8 @@ class FileClusterState final : public ClusterState {
   void delete_node(std::string_view name);
   void delete_pod(std::string_view namespace_, std::string_view name);
 
-  // The Events recorded so far (the newest kEventCapacity), oldest first.
+  // The Events recorded so far (the newest kEventCapacity, and no more
+  // than kEventBytes of text), oldest first.
   std::vector<Event> events() const;
   // The current state as a JSON `List` of every object (nodes, pods,
   // quotas, namespaces), compact.
@@ -123,6 +128,7 @@ class FileClusterState final : public ClusterState {
   std::map<PodKey, StoredQuota> quotas_;
   std::map<std::string, StoredNamespace, std::less<>> namespaces_;
   std::deque<Event> events_;
+  size_t event_bytes_ = 0;
   std::vector<ClusterWatcher*> watchers_;
 };
 

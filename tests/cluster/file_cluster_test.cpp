@@ -257,6 +257,27 @@ TEST(FileCluster, EventsAreKeptUpToCapacity) {
   EXPECT_EQ(events.front().name, "p5");
 }
 
+// Large messages (a FilteringSucceed listing 1,000 scores is ~19 KB) are
+// bounded by their text as well: the newest are kept within kEventBytes,
+// and one event larger than the bound alone is still kept.
+TEST(FileCluster, EventsAreKeptUpToTheirTextBound) {
+  FileClusterState state;
+  const std::string message(100 * 1024, 'm');
+  for (int i = 0; i < 30; ++i)
+    state.record_event({"Pod", "ns", "p" + std::to_string(i), "", "Normal", "R", message, "t"});
+  auto events = state.events();
+  const size_t fit = FileClusterState::kEventBytes / message.size();
+  ASSERT_EQ(events.size(), fit) << "about ten 100 KiB messages fit in 1 MiB";
+  EXPECT_EQ(events.back().name, "p29");
+  EXPECT_EQ(events.front().name, "p" + std::to_string(30 - fit));
+
+  state.record_event({"Pod", "ns", "huge", "", "Normal", "R",
+                      std::string(FileClusterState::kEventBytes * 2, 'h'), "t"});
+  events = state.events();
+  ASSERT_EQ(events.size(), 1u);
+  EXPECT_EQ(events.front().name, "huge");
+}
+
 TEST(FileCluster, ConcurrentWritersNeverLoseUpdates) {
   const auto state = FileClusterState::from_text(kSnapshot, "s");
   constexpr int kThreads = 4;
