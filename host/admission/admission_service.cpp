@@ -2,7 +2,6 @@
 
 #include <rapidjson/document.h>
 
-#include <cctype>
 #include <chrono>
 #include <exception>
 #include <optional>
@@ -17,6 +16,7 @@
 #include "k8s/pod.hpp"
 #include "log/logger.hpp"
 #include "plugins/plugin_errors.hpp"
+#include "server/http_text.hpp"
 
 namespace hami::admission {
 
@@ -39,14 +39,6 @@ HttpReply errored(const ReviewError& error) {
   return errored(error.version(), error.uid(), error.code(), error.what());
 }
 
-std::string_view trim(std::string_view text) {
-  while (!text.empty() && (text.front() == ' ' || text.front() == '\t'))
-    text.remove_prefix(1);
-  while (!text.empty() && (text.back() == ' ' || text.back() == '\t'))
-    text.remove_suffix(1);
-  return text;
-}
-
 }  // namespace
 
 struct AdmissionService::Result {
@@ -64,15 +56,8 @@ struct AdmissionService::Result {
 };
 
 bool is_json_content_type(std::string_view content_type) {
-  const std::string_view media = trim(content_type.substr(0, content_type.find(';')));
-  constexpr std::string_view kJson = "application/json";
-  if (media.size() != kJson.size())
-    return false;
-  for (size_t i = 0; i < media.size(); ++i) {
-    if (std::tolower(static_cast<unsigned char>(media[i])) != kJson[i])
-      return false;
-  }
-  return true;
+  return server::ascii_iequals(server::trim_ows(content_type.substr(0, content_type.find(';'))),
+                               "application/json");
 }
 
 AdmissionService::AdmissionService(std::span<const host::DevicePluginHandle> devices,

@@ -4,6 +4,8 @@
 #include <charconv>
 #include <cstring>
 
+#include "server/http_text.hpp"
+
 namespace hami::server {
 namespace {
 
@@ -18,29 +20,12 @@ bool is_token(std::string_view s) {
   return !s.empty() && std::all_of(s.begin(), s.end(), is_token_char);
 }
 
-char lower(char c) {
-  return (c >= 'A' && c <= 'Z') ? static_cast<char>(c - 'A' + 'a') : c;
-}
-
-bool iequals(std::string_view a, std::string_view b) {
-  return a.size() == b.size() && std::equal(a.begin(), a.end(), b.begin(),
-                                            [](char x, char y) { return lower(x) == lower(y); });
-}
-
-std::string_view trim(std::string_view s) {
-  while (!s.empty() && (s.front() == ' ' || s.front() == '\t'))
-    s.remove_prefix(1);
-  while (!s.empty() && (s.back() == ' ' || s.back() == '\t'))
-    s.remove_suffix(1);
-  return s;
-}
-
 // Calls `each` with every comma-separated element of a list field, trimmed.
 template <typename F>
 void for_each_element(std::string_view list, F each) {
   while (!list.empty()) {
     const auto comma = list.find(',');
-    each(trim(list.substr(0, comma)));
+    each(trim_ows(list.substr(0, comma)));
     if (comma == std::string_view::npos)
       break;
     list.remove_prefix(comma + 1);
@@ -189,7 +174,7 @@ void HeadParser::field_line(std::string_view text) {
     return;
   }
   const std::string_view name = text.substr(0, colon);
-  const std::string_view value = trim(text.substr(colon + 1));
+  const std::string_view value = trim_ows(text.substr(colon + 1));
   if (name.size() > kMaxFieldName || value.size() > kMaxFieldValue) {
     refuse(kFieldsTooLarge);
     return;
@@ -205,7 +190,7 @@ void HeadParser::finish() {
   bool close = false;
   bool keep_alive = false;
   for (const auto& [name, value] : head_.headers) {
-    if (iequals(name, "content-length")) {
+    if (ascii_iequals(name, "content-length")) {
       std::uint64_t length = 0;
       if (!parse_decimal(value, length) ||
           (head_.content_length && *head_.content_length != length)) {
@@ -213,7 +198,7 @@ void HeadParser::finish() {
         return;
       }
       head_.content_length = length;
-    } else if (iequals(name, "transfer-encoding")) {
+    } else if (ascii_iequals(name, "transfer-encoding")) {
       bool chunked_last = false;
       bool other = false;
       for_each_element(value, [&](std::string_view coding) {
@@ -221,7 +206,7 @@ void HeadParser::finish() {
           return;
         if (chunked_last)
           other = true;  // chunked must be the final coding
-        if (iequals(coding, "chunked")) {
+        if (ascii_iequals(coding, "chunked")) {
           chunked_last = true;
         } else {
           other = true;
@@ -232,16 +217,16 @@ void HeadParser::finish() {
         return;
       }
       head_.chunked = true;
-    } else if (iequals(name, "connection")) {
+    } else if (ascii_iequals(name, "connection")) {
       for_each_element(value, [&](std::string_view option) {
-        if (iequals(option, "close"))
+        if (ascii_iequals(option, "close"))
           close = true;
-        else if (iequals(option, "keep-alive"))
+        else if (ascii_iequals(option, "keep-alive"))
           keep_alive = true;
       });
-    } else if (iequals(name, "expect")) {
-      head_.expect_continue = iequals(value, "100-continue");
-    } else if (iequals(name, "content-type") && head_.content_type.empty()) {
+    } else if (ascii_iequals(name, "expect")) {
+      head_.expect_continue = ascii_iequals(value, "100-continue");
+    } else if (ascii_iequals(name, "content-type") && head_.content_type.empty()) {
       head_.content_type = value;
     }
   }
@@ -254,7 +239,7 @@ void HeadParser::finish() {
 
 bool ChunkedDecoder::size_line(std::string_view text) {
   const auto ext = text.find(';');
-  std::string_view digits = trim(text.substr(0, ext));
+  std::string_view digits = trim_ows(text.substr(0, ext));
   if (digits.empty() || digits.size() > 15)
     return false;
   std::uint64_t size = 0;

@@ -3,20 +3,14 @@
 #include <rapidjson/stringbuffer.h>
 #include <rapidjson/writer.h>
 
-#include <algorithm>
+#include "server/http_text.hpp"
 
 namespace hami::server {
 
 std::string_view Request::header(std::string_view name) const {
-  const auto lower = [](char c) {
-    return (c >= 'A' && c <= 'Z') ? static_cast<char>(c - 'A' + 'a') : c;
-  };
   for (const auto& [key, value] : headers) {
-    if (key.size() == name.size() &&
-        std::equal(key.begin(), key.end(), name.begin(),
-                   [&](char a, char b) { return lower(a) == lower(b); })) {
+    if (ascii_iequals(key, name))
       return value;
-    }
   }
   return {};
 }
