@@ -66,18 +66,6 @@ void append_response_head(std::string& out, const Response& response, std::size_
   out += "\r\n";
 }
 
-std::string error_reply(int status, std::string_view message, int minor_version, bool close,
-                        bool head_only) {
-  Response response;
-  response.status = status;
-  response.body = error_body(message);
-  std::string out;
-  append_response_head(out, response, response.body.size(), minor_version, close);
-  if (!head_only)
-    out += response.body;
-  return out;
-}
-
 const std::string& busy_reply() {
   static const std::string reply = [] {
     const std::string body = error_body("server busy, retry later");

@@ -29,10 +29,6 @@ std::string_view reason_phrase(int status);
 void append_response_head(std::string& out, const Response& response, std::size_t body_size,
                           int minor_version, bool close);
 
-// A whole answer with a JSON error body {"error": message}.
-std::string error_reply(int status, std::string_view message, int minor_version, bool close,
-                        bool head_only = false);
-
 // The exact bytes a client gets when the server is at its connection
 // limit: 503 with Retry-After and `Connection: close`.
 const std::string& busy_reply();

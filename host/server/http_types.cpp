@@ -22,15 +22,6 @@ std::size_t Response::body_size() const {
   return size;
 }
 
-std::string Response::joined_body() const {
-  std::string all;
-  all.reserve(body_size());
-  all += body;
-  for (const std::string_view piece : tail)
-    all += piece;
-  return all;
-}
-
 std::string error_body(std::string_view message) {
   rapidjson::StringBuffer buf;
   rapidjson::Writer<rapidjson::StringBuffer> w(buf);

@@ -43,8 +43,6 @@ struct Response {
   HeaderList headers;
 
   std::size_t body_size() const;
-  // body and tail joined (for tests and small answers).
-  std::string joined_body() const;
 };
 
 // {"error":"<message>"} with the message JSON-escaped.

@@ -93,7 +93,6 @@ class Router {
   // header); empty when the path is unknown.
   std::string allowed_methods(std::string_view path) const;
 
-  const log::Logger* logger() const { return logger_; }
 
  private:
   const log::Logger* logger_;

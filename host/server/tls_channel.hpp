@@ -33,11 +33,9 @@ class Channel {
   Channel& operator=(const Channel&) = delete;
 
   int fd() const { return fd_; }
-  bool secure() const { return ssl_ != nullptr; }
 
   // The TLS handshake; done at once for plain channels.
   IoResult handshake();
-  bool handshake_done() const { return handshaken_; }
   // Why the last operation failed (OpenSSL's error text), for debug logs.
   const std::string& error() const { return error_; }
 
