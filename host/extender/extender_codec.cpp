@@ -122,14 +122,71 @@ class BodyStream {
     return length;
   }
 
-  // Copies the run of characters that need no decoding (up to a quote, a
-  // backslash or a control character, the NUL ending the body included) in
-  // one go instead of one reader step per character; a dropped value's run
-  // is only skipped.
+  // Copies the string up to its closing quote, decoding the one-character
+  // escapes (\" \\ \/ \b \f \n \r \t) on the way; stops at the quote, a
+  // \u escape, an invalid escape or a control character (the NUL ending the
+  // body included) and leaves those to the reader, so its errors and
+  // offsets are unchanged. Registration annotations are JSON inside a JSON
+  // string, an escaped quote every few characters: handing each escape back
+  // to the reader cost more than the copying. A dropped value is only
+  // scanned.
   void copy_plain() {
-    const Ch* end = src_;
-    // Whole blocks while they lie inside the body (Node objects are mostly
-    // long strings), then byte by byte up to the stop.
+    const bool keep = !dropping_->any();
+    for (;;) {
+      const Ch* end = find_care(src_);
+      if (keep) {
+        const auto n = static_cast<size_t>(end - src_);
+        std::memcpy(dst_, src_, n);
+        dst_ += n;
+      }
+      src_ = end;
+      if (*src_ != '\\')
+        return;
+      const char decoded = simple_escape(static_cast<unsigned char>(src_[1]));
+      if (decoded == 0)
+        return;
+      if (keep)
+        *dst_++ = decoded;
+      src_ += 2;
+    }
+  }
+
+  // Unused by the reader; part of the stream concept.
+  void Flush() {}
+
+ private:
+  static bool needs_care(unsigned char c) { return c == '"' || c == '\\' || c < 0x20; }
+
+  // What a one-character escape stands for; 0 for 'u' and anything the
+  // reader must judge. `c` may be the NUL after a trailing backslash.
+  static char simple_escape(unsigned char c) {
+    switch (c) {
+      case '"':
+        return '"';
+      case '\\':
+        return '\\';
+      case '/':
+        return '/';
+      case 'b':
+        return '\b';
+      case 'f':
+        return '\f';
+      case 'n':
+        return '\n';
+      case 'r':
+        return '\r';
+      case 't':
+        return '\t';
+      default:
+        return 0;
+    }
+  }
+
+  // The first character at or after `from` that needs care: whole blocks
+  // while they lie inside the body (Node objects are mostly long strings),
+  // then byte by byte up to the stop.
+  const Ch* find_care(const Ch* from) const {
+    const Ch* end = from;
 #if defined(__SSE2__)
     const __m128i quote = _mm_set1_epi8('"');
     const __m128i backslash = _mm_set1_epi8('\\');
@@ -140,10 +197,8 @@ class BodyStream {
           _mm_or_si128(_mm_or_si128(_mm_cmpeq_epi8(block, quote), _mm_cmpeq_epi8(block, backslash)),
                        _mm_cmpeq_epi8(_mm_max_epu8(block, control), control));
       const auto mask = static_cast<unsigned>(_mm_movemask_epi8(stops));
-      if (mask != 0) {
-        end += std::countr_zero(mask);
-        break;
-      }
+      if (mask != 0)
+        return end + std::countr_zero(mask);
       end += 16;
     }
 #else
@@ -152,30 +207,15 @@ class BodyStream {
         uint64_t word;
         std::memcpy(&word, end, sizeof word);
         const uint64_t stops = care_bytes(word);
-        if (stops != 0) {
-          end += std::countr_zero(stops) / 8;
-          break;
-        }
+        if (stops != 0)
+          return end + std::countr_zero(stops) / 8;
         end += 8;
       }
     }
 #endif
     while (!needs_care(static_cast<unsigned char>(*end)))
       ++end;
-    const auto n = static_cast<size_t>(end - src_);
-    if (!dropping_->any()) {
-      std::memcpy(dst_, src_, n);
-      dst_ += n;
-    }
-    src_ = end;
-  }
-
-  // Unused by the reader; part of the stream concept.
-  void Flush() {}
-
- private:
-  static bool needs_care(unsigned char c) {
-    return c == '"' || c == '\\' || c < 0x20;
+    return end;
   }
 
 #if !defined(__SSE2__)

@@ -266,7 +266,9 @@ TEST(ExtenderCodec, DecodesStringsLikeTheStandardParser) {
   // dropped values.
   std::string items;
   for (size_t at = 0; at < 40; ++at) {
-    for (const char* special : {"\\\"", "\\\\", "\\n", "\\u00e9", "\\ud83d\\ude00", "\xc3\xa9"}) {
+    for (const char* special : {"\\\"", "\\\\", "\\n", "\\u00e9", "\\ud83d\\ude00", "\xc3\xa9",
+                                "\\/\\b\\f\\r\\t", "\\\"\\\"\\\\\\\"", "\\\\u0041", "\\u0041\\\"",
+                                "[{\\\"id\\\":\\\"GPU-0\\\",\\\"count\\\":10}]"}) {
       std::string text(at, 'x');
       text += special;
       text += std::string(at % 7, 'y');
@@ -290,6 +292,28 @@ TEST(ExtenderCodec, DecodesStringsLikeTheStandardParser) {
         << i;
     EXPECT_FALSE(model.node_items[i]->HasMember("spec")) << i;
   }
+  // An invalid escape is reported where its backslash stands, wherever it
+  // falls, after simple escapes or none, in kept and in dropped values.
+  for (size_t at = 0; at < 20; ++at) {
+    for (const char* before : {"", "\\\"", "\\n\\/"}) {
+      for (const char* key : {"name", "dropped"}) {
+        const std::string head = R"({"Nodes":{"items":[{"metadata":{")" + std::string(key) +
+                                 R"(":")" + std::string(at, 'x') + before;
+        const std::string bad = head + R"(\x"}}]}})";
+        try {
+          decode_extender_args(bad, NodeFields::model);
+          ADD_FAILURE() << "accepted " << bad;
+        } catch (const DecodeError& e) {
+          EXPECT_EQ(std::string(e.what()), "invalid JSON at offset " + std::to_string(head.size()) +
+                                               ": Invalid escape character in string.")
+              << bad;
+        }
+      }
+    }
+  }
+  // A backslash ending the body is an error, not a read past it.
+  EXPECT_THROW(decode_extender_args(std::string(R"({"Pod":{"x":"ab\)"), NodeFields::model),
+               DecodeError);
   // A control character inside a string is an error, wherever it falls.
   for (size_t at = 0; at < 20; ++at) {
     std::string bad =
