@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cmath>
 #include <limits>
+#include <stdexcept>
 #include <utility>
 
 #include "plugins/plugin_call.hpp"
@@ -88,36 +89,57 @@ double SchedulingPluginHandle::score_node(std::string_view policy, const hami_po
 }
 
 DeviceOrder SchedulingPluginHandle::order_devices(const hami_order_input& in) const {
+  DeviceOrder result;
+  result.order.resize(in.devices_len);
+  result.fit_flags = order_devices_into(in, result.order);
+  return result;
+}
+
+uint32_t SchedulingPluginHandle::order_devices_into(const hami_order_input& in,
+                                                    std::span<size_t> order) const {
   if (vtable_.order_devices == nullptr) {
     throw PluginCallError(HAMI_UNIMPLEMENTED, call_message(instance_, "order_devices",
                                                            "not implemented by the plugin"));
   }
+  if (order.size() < in.devices_len) {
+    throw std::invalid_argument("order_devices: order has " + std::to_string(order.size()) +
+                                " entries for " + std::to_string(in.devices_len) + " devices");
+  }
   constexpr size_t kUnset = std::numeric_limits<size_t>::max();
-  DeviceOrder result;
-  result.order.assign(in.devices_len, kUnset);
+  std::fill_n(order.begin(), in.devices_len, kUnset);
   hami_order_output out{};
   out.struct_size = static_cast<uint32_t>(sizeof out);
-  out.order = result.order.data();
+  out.order = order.data();
   ErrorBuffer err;
   {
     const auto lock = instance_.serialize();
     call_plugin(instance_, "order_devices", err,
                 [&] { return vtable_.order_devices(instance_.get(), &in, &out, err.view()); });
   }
-  std::vector<bool> seen(in.devices_len, false);
-  for (size_t i = 0; i < result.order.size(); ++i) {
-    const size_t index = result.order[i];
-    if (index >= in.devices_len || seen[index]) {
+  // Up to 64 devices the permutation check keeps its marks in one word.
+  uint64_t seen_bits = 0;
+  std::vector<bool> seen_many(in.devices_len > 64 ? in.devices_len : 0, false);
+  for (size_t i = 0; i < in.devices_len; ++i) {
+    const size_t index = order[i];
+    bool repeated = false;
+    if (index < in.devices_len) {
+      if (seen_many.empty()) {
+        repeated = ((seen_bits >> index) & 1u) != 0;
+        seen_bits |= uint64_t{1} << index;
+      } else {
+        repeated = seen_many[index];
+        seen_many[index] = true;
+      }
+    }
+    if (index >= in.devices_len || repeated) {
       throw_invalid_output(instance_, "order_devices",
                            "order is not a permutation of 0.." + std::to_string(in.devices_len) +
                                "-1 (entry " + std::to_string(i) + " is " +
                                (index == kUnset ? std::string("unset") : std::to_string(index)) +
                                ")");
     }
-    seen[index] = true;
   }
-  result.fit_flags = out.fit_flags;
-  return result;
+  return out.fit_flags;
 }
 
 }  // namespace hami::host

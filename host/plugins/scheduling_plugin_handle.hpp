@@ -5,6 +5,7 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <span>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -52,6 +53,11 @@ class SchedulingPluginHandle {
   // PluginCallError HAMI_INTERNAL. HAMI_UNIMPLEMENTED when the plugin has no
   // order_devices.
   [[nodiscard]] DeviceOrder order_devices(const hami_order_input& in) const;
+
+  // The same into `order` (in.devices_len entries, overwritten) with no
+  // allocation for nodes of up to 64 devices: the filter asks once per
+  // container per candidate node. Returns the fit flags.
+  uint32_t order_devices_into(const hami_order_input& in, std::span<size_t> order) const;
 
   [[nodiscard]] bool has_score_node() const noexcept { return vtable_.score_node != nullptr; }
   [[nodiscard]] bool has_order_devices() const noexcept { return vtable_.order_devices != nullptr; }

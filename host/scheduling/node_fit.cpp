@@ -82,9 +82,8 @@ ContainerOutcome fit_container(const PodFitInput& in, size_t c, const NodeDevice
       oi.pod = in.pod;
       oi.devices = scratch.order_input.data();
       oi.devices_len = n;
-      host::DeviceOrder result = in.device_plugin->order_devices(oi);
-      scratch.order.swap(result.order);
-      flags = result.fit_flags;
+      scratch.order.resize(n);
+      flags = in.device_plugin->order_devices_into(oi, scratch.order);
     } else {
       scratch.order.resize(n);
       std::iota(scratch.order.begin(), scratch.order.end(), size_t{0});

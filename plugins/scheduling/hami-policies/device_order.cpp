@@ -134,9 +134,15 @@ std::vector<std::string_view> policy_words(std::string_view policy) {
 }
 
 bool policy_contains(std::string_view policy, std::string_view word) {
-  for (const std::string_view w : policy_words(policy)) {
-    if (w == word)
+  // Asked per container per node: walks the words without collecting them.
+  size_t start = 0;
+  while (start <= policy.size()) {
+    size_t end = policy.find(',', start);
+    if (end == std::string_view::npos)
+      end = policy.size();
+    if (trim(policy.substr(start, end - start)) == word)
       return true;
+    start = end + 1;
   }
   return false;
 }
