@@ -1,6 +1,7 @@
 #include "plugins/plugin_call.hpp"
 
 #include <algorithm>
+#include <stdexcept>
 
 #include "plugins/plugin_text.hpp"
 
@@ -52,14 +53,18 @@ void CallProblems::append(std::string& out, const char* bytes, std::size_t len) 
 }
 
 void CallProblems::check_utf8_after(const std::string* text, const char* what) {
-  utf8_checks_.emplace_back(text, what);
+  if (utf8_check_count_ == kMaxUtf8Checks)
+    throw std::logic_error("CallProblems: more than " + std::to_string(kMaxUtf8Checks) +
+                           " UTF-8 checks for one call");
+  utf8_checks_[utf8_check_count_++] = {text, what};
 }
 
 void CallProblems::report(const PluginInstance& plugin, std::string_view function) {
   if (host_error_) {
     std::rethrow_exception(host_error_);
   }
-  for (const auto& [text, what] : utf8_checks_) {
+  for (size_t i = 0; i < utf8_check_count_; ++i) {
+    const auto& [text, what] = utf8_checks_[i];
     if (const auto bad = first_invalid_utf8(*text))
       invalid(std::string(what) + " is not valid UTF-8 (byte " + std::to_string(*bad) + ")");
   }

@@ -68,7 +68,11 @@ class CallProblems {
  private:
   std::exception_ptr host_error_;
   std::string invalid_;
-  std::vector<std::pair<const std::string*, const char*>> utf8_checks_;
+  // A call checks at most a couple of texts; a fixed array keeps the
+  // per-call bookkeeping off the heap (fit runs once per node per filter).
+  static constexpr size_t kMaxUtf8Checks = 4;
+  std::array<std::pair<const std::string*, const char*>, kMaxUtf8Checks> utf8_checks_{};
+  size_t utf8_check_count_ = 0;
 };
 
 // "<plugin>.<function>: <what>".
