@@ -418,6 +418,10 @@ bool ServerConnection::step_write(bool& progressed) {
       // the few extra records it saves. A retried write repeats the same
       // arguments, as OpenSSL requires.
       const std::string_view rest = piece(piece_).substr(piece_at_);
+      if (!corked_) {
+        channel_->cork(true);
+        corked_ = true;
+      }
       const IoResult r = channel_->write(rest.data(), std::min(rest.size(), kStageSize));
       if (r.kind != IoResult::Kind::done)
         return waits(r);
@@ -454,6 +458,10 @@ bool ServerConnection::step_write(bool& progressed) {
     deadline_ = Clock::now() + state_.limits.write_stall;
   }
   // The whole answer is out.
+  if (corked_) {
+    channel_->cork(false);
+    corked_ = false;
+  }
   if (in_flight_) {
     in_flight_ = false;
     state_.traffic.leave();

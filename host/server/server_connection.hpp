@@ -116,6 +116,7 @@ class ServerConnection {
   std::uint64_t body_filled_ = 0;
   ChunkedDecoder chunks_;
   bool in_flight_ = false;
+  bool corked_ = false;  // TCP_CORK on while a large answer is written
   Clock::time_point started_at_;
   std::string continue_;  // the unsent rest of a "100 Continue"
   bool ended_ = false;    // the client ended its sending side

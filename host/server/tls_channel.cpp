@@ -1,5 +1,7 @@
 #include "server/tls_channel.hpp"
 
+#include <netinet/in.h>
+#include <netinet/tcp.h>
 #include <openssl/err.h>
 #include <sys/socket.h>
 #include <unistd.h>
@@ -129,6 +131,12 @@ IoResult Channel::write(const char* data, std::size_t size) {
     return {IoResult::Kind::done, put};
   const IoResult r = ssl_result(ret);
   return r.kind == IoResult::Kind::closed ? IoResult{IoResult::Kind::failed} : r;
+}
+
+void Channel::cork(bool on) {
+  const int value = on ? 1 : 0;
+  // Best effort: without it the answer is the same, in more segments.
+  (void)::setsockopt(fd_, IPPROTO_TCP, TCP_CORK, &value, sizeof value);
 }
 
 void Channel::shutdown_send() {

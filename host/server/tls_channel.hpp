@@ -44,6 +44,10 @@ class Channel {
   // no readiness event will announce.
   bool pending() const { return ssl_ != nullptr && SSL_has_pending(ssl_) == 1; }
   IoResult write(const char* data, std::size_t size);
+  // Holds back partial TCP segments while on (TCP_CORK): a large answer
+  // goes out as 16 KiB TLS records, one write(2) each, and uncorked each
+  // became its own segment through the stack. Turning it off sends the rest.
+  void cork(bool on);
 
   // Ends the sending side at the socket (no TLS close_notify) so the
   // client sees the end of the answer while its unread bytes are drained.

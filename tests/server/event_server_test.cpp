@@ -212,6 +212,26 @@ TEST_F(EventServerTest, LargeViewsAreWrittenWholeBetweenStagedBytes) {
   }
 }
 
+TEST_F(EventServerTest, SmallAnswersAfterALargeOneAreNotHeldBack) {
+  // A large answer is written with partial TCP segments held back
+  // (TCP_CORK); left on, every later small answer would sit in the kernel
+  // for its 200 ms timer.
+  start();
+  auto conn = connect();
+  ASSERT_TRUE(conn->send("GET /large-views HTTP/1.1\r\nHost: x\r\n\r\n"));
+  ASSERT_TRUE(conn->read_response().has_value()) << conn->error();
+  auto fastest = std::chrono::steady_clock::duration::max();
+  for (int i = 0; i < 3; ++i) {
+    const auto sent = std::chrono::steady_clock::now();
+    ASSERT_TRUE(conn->send("GET /ping HTTP/1.1\r\nHost: x\r\n\r\n"));
+    const auto raw = conn->read_response();
+    ASSERT_TRUE(raw.has_value()) << conn->error();
+    EXPECT_EQ(parse_response(*raw).body, "pong");
+    fastest = std::min(fastest, std::chrono::steady_clock::now() - sent);
+  }
+  EXPECT_LT(fastest, 100ms);
+}
+
 TEST_F(EventServerTest, LargeBodyArrivingInPiecesIsReadWhole) {
   start();
   auto conn = connect();
