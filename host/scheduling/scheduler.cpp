@@ -319,7 +319,7 @@ FilterOutcome Scheduler::run_filter(const hami_pod_view& pod, std::vector<Candid
     const std::vector<bool> all_healthy(devices_.size(), true);
     // All lookups first, in a tight loop: each is a few dependent cache
     // misses, and back to back the processor overlaps them; interleaved with
-    // the fits they were a sixth of a NodeNames call.
+    // the fits they were an eighth to a sixth of a NodeNames call.
     std::vector<const NodeEntry*> entries(candidates.size());
     for (size_t i = 0; i < candidates.size(); ++i)
       entries[i] = snapshot->node(candidates[i].name);

@@ -46,7 +46,7 @@ class Channel {
   IoResult write(const char* data, std::size_t size);
   // Holds back partial TCP segments while on (TCP_CORK): a large answer
   // goes out as 16 KiB TLS records, one write(2) each, and uncorked each
-  // became its own segment through the stack. Turning it off sends the rest.
+  // write may leave as its own segment. Turning it off sends the rest.
   void cork(bool on);
 
   // Ends the sending side at the socket (no TLS close_notify) so the

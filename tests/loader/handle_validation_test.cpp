@@ -245,6 +245,37 @@ TEST_F(HandleValidation, OrderThatIsNotAPermutation) {
   }
 }
 
+TEST_F(HandleValidation, OrderIsCheckedOnBothSidesOfSixtyFourDevices) {
+  // Up to 64 devices the permutation check keeps its marks in one word,
+  // beyond that in a vector: both must accept a permutation and refuse a
+  // repeat or an index out of range.
+  for (const size_t n : {size_t{63}, size_t{64}, size_t{65}, size_t{130}}) {
+    std::vector<hami_device_usage> usage(n, in_.usage[0]);
+    std::vector<hami_order_device> devices;
+    for (const auto& u : usage)
+      devices.push_back(hami_order_device{sizeof(hami_order_device), &u, 0.0});
+    const hami_order_input input{
+        sizeof(hami_order_input), {"lying", 5}, &in_.pod, devices.data(), devices.size()};
+    std::vector<size_t> order(n);
+    EXPECT_EQ(scheduling("none").order_devices_into(input, order), 0u) << n;
+    for (size_t i = 0; i < n; ++i)
+      ASSERT_EQ(order[i], n - 1 - i) << n;
+    for (const char* mode : {"not_permutation", "order_out_of_range", "order_unset"}) {
+      const auto e = call_error([&] { (void)scheduling(mode).order_devices_into(input, order); });
+      EXPECT_THAT(e.what(),
+                  HasSubstr("order is not a permutation of 0.." + std::to_string(n) + "-1"))
+          << mode << " " << n;
+    }
+  }
+}
+
+TEST_F(HandleValidation, OrderIntoTooSmallASpanIsRefusedBeforeTheCall) {
+  std::vector<hami_order_device> devices;
+  const auto input = order_input(in_, devices);
+  std::vector<size_t> order(input.devices_len - 1);
+  EXPECT_THROW((void)scheduling("none").order_devices_into(input, order), std::invalid_argument);
+}
+
 TEST_F(HandleValidation, UnknownVerdict) {
   hami_admission_host host{};
   host.struct_size = sizeof host;
@@ -325,7 +356,9 @@ TEST(PluginText, Utf8Validation) {
   EXPECT_EQ(first_invalid_utf8("\xF4\x90\x80\x80"), 0u);  // above U+10FFFF
   EXPECT_EQ(first_invalid_utf8("ok\xE2\x82"), 2u);        // truncated
   EXPECT_EQ(first_invalid_utf8("\x80"), 0u);              // lone continuation
-  EXPECT_EQ(host::sanitized_utf8("a\xFF" "b\xC3\xA9"), "a?b\xC3\xA9");
+  EXPECT_EQ(host::sanitized_utf8("a\xFF"
+                                 "b\xC3\xA9"),
+            "a?b\xC3\xA9");
 }
 
 }  // namespace
