@@ -13,6 +13,8 @@
 #include <cstdint>
 #include <cstring>
 
+#include "extender/json_skip.hpp"
+#include "extender/string_scan.hpp"
 #include "server/json_depth.hpp"
 
 namespace hami::extender {
@@ -133,13 +135,16 @@ class BodyStream {
   void copy_plain() {
     const bool keep = !dropping_->any();
     for (;;) {
-      const Ch* end = find_care(src_);
       if (keep) {
-        const auto n = static_cast<size_t>(end - src_);
-        std::memcpy(dst_, src_, n);
-        dst_ += n;
+        // A local, not the member, through the copy: a store through a
+        // char pointer may alias the member, and reloading it after every
+        // block cost more than the block.
+        Ch* dst = dst_;
+        src_ = copy_run(src_, dst, end_);
+        dst_ = dst;
+      } else {
+        src_ = find_string_run_end(src_, end_);
       }
-      src_ = end;
       if (*src_ != '\\')
         return;
       const char decoded = simple_escape(static_cast<unsigned char>(src_[1]));
@@ -155,86 +160,72 @@ class BodyStream {
   void Flush() {}
 
  private:
-  static bool needs_care(unsigned char c) { return c == '"' || c == '\\' || c < 0x20; }
-
-  // What a one-character escape stands for; 0 for 'u' and anything the
-  // reader must judge. `c` may be the NUL after a trailing backslash.
-  static char simple_escape(unsigned char c) {
-    switch (c) {
-      case '"':
-        return '"';
-      case '\\':
-        return '\\';
-      case '/':
-        return '/';
-      case 'b':
-        return '\b';
-      case 'f':
-        return '\f';
-      case 'n':
-        return '\n';
-      case 'r':
-        return '\r';
-      case 't':
-        return '\t';
-      default:
-        return 0;
-    }
-  }
-
-  // The first character at or after `from` that needs care: whole blocks
-  // while they lie inside the body (Node objects are mostly long strings),
-  // then byte by byte up to the stop.
-  const Ch* find_care(const Ch* from) const {
-    const Ch* end = from;
+  // Copies the run at `src` to `dst`, returns its end and moves `dst` past
+  // the copy: whole blocks while they lie before `end`, each stored before
+  // it is checked (a call to memcpy for every few characters between
+  // escapes cost more than the copying), then the rest. Output never
+  // outgrows input, so a block stored at `dst` stays inside `out`.
+  static const Ch* copy_run(const Ch* src, Ch*& dst, const Ch* end) {
 #if defined(__SSE2__)
     const __m128i quote = _mm_set1_epi8('"');
     const __m128i backslash = _mm_set1_epi8('\\');
     const __m128i control = _mm_set1_epi8(0x1F);
-    while (end_ - end >= 16) {
-      const __m128i block = _mm_loadu_si128(reinterpret_cast<const __m128i*>(end));
+    while (end - src >= 16) {
+      const __m128i block = _mm_loadu_si128(reinterpret_cast<const __m128i*>(src));
+      _mm_storeu_si128(reinterpret_cast<__m128i*>(dst), block);
       const __m128i stops =
           _mm_or_si128(_mm_or_si128(_mm_cmpeq_epi8(block, quote), _mm_cmpeq_epi8(block, backslash)),
                        _mm_cmpeq_epi8(_mm_max_epu8(block, control), control));
       const auto mask = static_cast<unsigned>(_mm_movemask_epi8(stops));
-      if (mask != 0)
-        return end + std::countr_zero(mask);
-      end += 16;
-    }
-#else
-    if constexpr (std::endian::native == std::endian::little) {
-      while (end_ - end >= 8) {
-        uint64_t word;
-        std::memcpy(&word, end, sizeof word);
-        const uint64_t stops = care_bytes(word);
-        if (stops != 0)
-          return end + std::countr_zero(stops) / 8;
-        end += 8;
+      if (mask != 0) {
+        const int n = std::countr_zero(mask);
+        dst += n;
+        return src + n;
       }
+      src += 16;
+      dst += 16;
     }
 #endif
-    while (!needs_care(static_cast<unsigned char>(*end)))
-      ++end;
-    return end;
+    const Ch* stop = find_string_run_end(src, end);
+    const auto n = static_cast<size_t>(stop - src);
+    std::memcpy(dst, src, n);
+    dst += n;
+    return stop;
   }
 
-#if !defined(__SSE2__)
-  // The high bit of each byte of `w` that needs care, exact up to the
-  // lowest one (a borrow may mark higher bytes): the first in memory on a
-  // little-endian machine.
-  static uint64_t care_bytes(uint64_t w) {
-    constexpr uint64_t kOnes = 0x0101010101010101;
-    constexpr uint64_t kHigh = 0x8080808080808080;
-    const auto below = [](uint64_t v, uint64_t n) { return (v - kOnes * n) & ~v & kHigh; };
-    return below(w ^ (kOnes * '"'), 1) | below(w ^ (kOnes * '\\'), 1) | below(w, 0x20);
+ public:
+  // Where the reader is in the body, and the body's end (a NUL).
+  const Ch* cursor() const {
+    return src_;
   }
-#endif
+  const Ch* end() const {
+    return end_;
+  }
 
+  // Makes the reader see `:null` next and then go on at `resume`: the
+  // handler passed over a dropped member's value itself and the reader,
+  // which expects a value after a key, gets the cheapest one there is. The
+  // handler calls resume() when the null arrives.
+  void stand_in_null(const Ch* resume) {
+    static constexpr char kStandIn[] = ":null";
+    resume_ = resume;
+    src_ = kStandIn;
+  }
+  bool standing_in() const {
+    return resume_ != nullptr;
+  }
+  void resume() {
+    src_ = resume_;
+    resume_ = nullptr;
+  }
+
+ private:
   const Ch* head_;
   const Ch* end_;
   const Ch* src_;
   Ch* dst_;
   const Dropping* dropping_;
+  const Ch* resume_ = nullptr;
 };
 
 }  // namespace
@@ -243,11 +234,12 @@ class BodyStream {
 
 namespace rapidjson {
 
-// The reader may work on a copy of the stream (its state is copyable; the
-// dropping state is shared through a pointer).
+// The reader works on the stream itself, never on a copy: the handler moves
+// it past dropped values (BodyStream::stand_in_null) while the reader is
+// inside a key, and a copy would be written back over that.
 template <>
 struct StreamTraits<hami::extender::BodyStream> {
-  enum { copyOptimization = 1 };
+  enum { copyOptimization = 0 };
 };
 
 // The reader's hook for copying undecoded runs of a string in bulk (it has
@@ -283,12 +275,18 @@ class ArgsHandler {
     std::vector<std::vector<Range>> items;
   };
 
-  ArgsHandler(rapidjson::Document& doc, const BodyStream& in, Dropping& dropping, NodeFields fields)
+  ArgsHandler(rapidjson::Document& doc, BodyStream& in, Dropping& dropping, NodeFields fields)
       : doc_(doc), in_(in), dropping_(dropping), fields_(fields) {}
 
   std::vector<NodeListText>& node_lists() { return node_lists_; }
 
   bool Null() {
+    if (in_.standing_in()) {
+      // The stand-in for a value passed over in Key.
+      in_.resume();
+      dropping_.next = false;
+      return true;
+    }
     return scalar([this] { return doc_.Null(); });
   }
   bool Bool(bool b) {
@@ -358,6 +356,12 @@ class ArgsHandler {
         break;
     }
     if (!wanted && fields_ == NodeFields::model) {
+      // Pass over the value here when it is plainly valid; otherwise the
+      // reader reads it (and reports what is wrong with it) while the
+      // handler drops what it reports.
+      if (const char* after =
+              skip_member_value(in_.cursor(), in_.end(), server::kMaxJsonDepth - nesting_))
+        in_.stand_in_null(after);
       dropping_.next = true;
       return true;
     }
@@ -457,7 +461,7 @@ class ArgsHandler {
   }
 
   rapidjson::Document& doc_;
-  const BodyStream& in_;
+  BodyStream& in_;
   Dropping& dropping_;
   const NodeFields fields_;
   std::vector<Frame> frames_;

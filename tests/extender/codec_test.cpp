@@ -7,6 +7,7 @@
 #include <algorithm>
 #include <cctype>
 #include <fstream>
+#include <optional>
 #include <sstream>
 
 #include "extender/extender_codec.hpp"
@@ -446,6 +447,86 @@ TEST(ExtenderCodec, NestingPastTheBoundIsRefusedWhileDecoding) {
     wide += i == 0 ? "[]" : ",[]";
   wide += "]}";
   EXPECT_NO_THROW(decode_extender_args(wide));
+}
+
+}  // namespace
+}  // namespace hami::extender
+
+namespace hami::extender {
+namespace {
+
+// Dropped members are passed over without the reader where they are
+// plainly valid (extender/json_skip.hpp) and read by it otherwise: the
+// decode keeps the same nodes, and every body fails with the same message,
+// as when nothing is dropped.
+TEST(ExtenderCodec, PassingOverDroppedMembersChangesNoResultAndNoError) {
+  const std::vector<std::string> dropped = {
+      R"("images":[{"names":["registry.k8s.io/pause:3.9","x\"y"],"sizeBytes":321}])",
+      R"("conditions" : [ { "type" : "Ready" , "status" : "True" } ] )",
+      R"("daemonEndpoints":{"kubeletEndpoint":{"Port":10250}})",
+      R"("n":-12.5,"t":true,"f":false,"z":null,"e":{},"a":[])",
+      R"("u":"\u00e9\ud83d\ude00")",  // \u escapes: left to the reader
+      R"("big":1e308,"long":12345678901234567890)",
+      // errors inside dropped members, each where the reader finds it
+      R"("bad":"\x")",
+      R"("bad":"\ud800")",
+      R"("bad":1e999)",
+      R"("bad":[1,])",
+      R"("bad":{"a" 1})",
+      R"("bad":01)",
+      R"("bad":tru)",
+      R"("bad":falsey)",
+      R"("bad" 1)",
+      "\"bad\":\"a\x01\"",
+      R"("bad":[1]])",
+  };
+  for (const std::string& member : dropped) {
+    const std::string body =
+        R"({"Pod":{"metadata":{"name":"p"}},"Nodes":{"items":[{"metadata":{"name":"n",)" + member +
+        R"(,"annotations":{"a":"b"}},"status":{)" + member + R"(,"capacity":{"cpu":"2"}}}]}})";
+    std::string all_error;
+    std::string model_error;
+    std::optional<ExtenderArgs> all_args;
+    try {
+      all_args.emplace(body, NodeFields::all);
+    } catch (const DecodeError& e) {
+      all_error = e.what();
+    }
+    try {
+      const ExtenderArgs model(body, NodeFields::model);
+      ASSERT_TRUE(all_args.has_value()) << body;
+      ASSERT_EQ(model.node_items.size(), 1u);
+      EXPECT_EQ(model.node_texts, all_args->node_texts) << body;
+      const rapidjson::Value& node = *model.node_items[0];
+      EXPECT_STREQ(node["metadata"]["name"].GetString(), "n") << body;
+      EXPECT_STREQ(node["metadata"]["annotations"]["a"].GetString(), "b") << body;
+      EXPECT_STREQ(node["status"]["capacity"]["cpu"].GetString(), "2") << body;
+      EXPECT_EQ(node["metadata"].MemberCount(), 2u) << body;
+      EXPECT_EQ(node["status"].MemberCount(), 1u) << body;
+    } catch (const DecodeError& e) {
+      model_error = e.what();
+    }
+    EXPECT_EQ(model_error, all_error) << body;
+    EXPECT_EQ(all_error.empty(), member.find("bad") == std::string::npos) << body;
+  }
+}
+
+// The depth bound holds inside dropped members passed over, at the same
+// level as when the reader reads them.
+TEST(ExtenderCodec, DroppedMembersPassedOverKeepTheDepthBound) {
+  const auto body = [](std::size_t levels) {
+    // The member sits 4 levels down: the body, Nodes, items, the node.
+    return R"({"Nodes":{"items":[{"spec":)" + std::string(levels, '[') + std::string(levels, ']') +
+           "}]}}";
+  };
+  const std::size_t room = server::kMaxJsonDepth - 4;
+  EXPECT_NO_THROW(decode_extender_args(body(room), NodeFields::model));
+  try {
+    decode_extender_args(body(room + 1), NodeFields::model);
+    ADD_FAILURE() << "one level too many was accepted";
+  } catch (const DecodeError& e) {
+    EXPECT_STREQ(e.what(), "request body nests JSON deeper than 512 levels");
+  }
 }
 
 }  // namespace

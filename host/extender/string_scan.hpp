@@ -1,0 +1,94 @@
+// Finding where a JSON string's plain run ends, a block at a time.
+#pragma once
+
+#if defined(__SSE2__)
+#include <emmintrin.h>
+#endif
+
+#include <bit>
+#include <cstdint>
+#include <cstring>
+
+namespace hami::extender {
+
+// True for the characters that end a plain run inside a JSON string: the
+// closing quote, an escape, and the control characters (NUL included),
+// which a string may not hold unescaped.
+inline bool ends_string_run(unsigned char c) {
+  return c == '"' || c == '\\' || c < 0x20;
+}
+
+#if !defined(__SSE2__)
+// The high bit of each byte of `w` that ends a run, exact up to the lowest
+// one (a borrow may mark higher bytes): the first in memory on a
+// little-endian machine.
+inline uint64_t run_end_bytes(uint64_t w) {
+  constexpr uint64_t kOnes = 0x0101010101010101;
+  constexpr uint64_t kHigh = 0x8080808080808080;
+  const auto below = [](uint64_t v, uint64_t n) { return (v - kOnes * n) & ~v & kHigh; };
+  return below(w ^ (kOnes * '"'), 1) | below(w ^ (kOnes * '\\'), 1) | below(w, 0x20);
+}
+#endif
+
+// The first character at or after `from` that ends a run. Reads whole
+// blocks while they lie before `end`, then byte by byte: the text must hold
+// such a character at or before `end` (a NUL terminator does).
+inline const char* find_string_run_end(const char* from, const char* end) {
+  const char* at = from;
+#if defined(__SSE2__)
+  const __m128i quote = _mm_set1_epi8('"');
+  const __m128i backslash = _mm_set1_epi8('\\');
+  const __m128i control = _mm_set1_epi8(0x1F);
+  while (end - at >= 16) {
+    const __m128i block = _mm_loadu_si128(reinterpret_cast<const __m128i*>(at));
+    const __m128i stops =
+        _mm_or_si128(_mm_or_si128(_mm_cmpeq_epi8(block, quote), _mm_cmpeq_epi8(block, backslash)),
+                     _mm_cmpeq_epi8(_mm_max_epu8(block, control), control));
+    const auto mask = static_cast<unsigned>(_mm_movemask_epi8(stops));
+    if (mask != 0)
+      return at + std::countr_zero(mask);
+    at += 16;
+  }
+#else
+  if constexpr (std::endian::native == std::endian::little) {
+    while (end - at >= 8) {
+      uint64_t word;
+      std::memcpy(&word, at, sizeof word);
+      const uint64_t stops = run_end_bytes(word);
+      if (stops != 0)
+        return at + std::countr_zero(stops) / 8;
+      at += 8;
+    }
+  }
+#endif
+  while (!ends_string_run(static_cast<unsigned char>(*at)))
+    ++at;
+  return at;
+}
+
+// What a one-character escape stands for (\" \\ \/ \b \f \n \r \t); 0 for
+// 'u' and for anything that is not an escape.
+inline char simple_escape(unsigned char c) {
+  switch (c) {
+    case '"':
+      return '"';
+    case '\\':
+      return '\\';
+    case '/':
+      return '/';
+    case 'b':
+      return '\b';
+    case 'f':
+      return '\f';
+    case 'n':
+      return '\n';
+    case 'r':
+      return '\r';
+    case 't':
+      return '\t';
+    default:
+      return 0;
+  }
+}
+
+}  // namespace hami::extender
