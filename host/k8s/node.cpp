@@ -10,18 +10,19 @@
 
 namespace hami::k8s {
 
-// Every string lives in one arena (a few blocks per node instead of one
-// allocation per string: nodes arrive a thousand at a time in full-Nodes
-// extender calls).
+// Every string lives in one arena and the four maps' entries in one vector
+// (a few allocations per node instead of one per string and map: nodes
+// arrive a thousand at a time in full-Nodes extender calls).
 struct NodeModel::Storage {
   StringArena arena;
   std::string_view name;
   std::string_view uid;
   std::string_view resource_version;
-  std::vector<hami_kv> annotations;
-  std::vector<hami_kv> labels;
-  std::vector<hami_kv> allocatable;
-  std::vector<hami_kv> capacity;
+  std::vector<hami_kv> entries;
+  std::span<const hami_kv> annotations;
+  std::span<const hami_kv> labels;
+  std::span<const hami_kv> allocatable;
+  std::span<const hami_kv> capacity;
   hami_node_view view{};
 };
 
@@ -37,15 +38,16 @@ std::string_view sv(hami_str s) {
 // unique keys, so a repeat replaces the earlier value in its first position.
 // Maps are small; larger ones get an index so a hostile object cannot make
 // parsing quadratic.
+// The map is the entries of `out` from `first` on.
 class KvAppender {
  public:
-  explicit KvAppender(std::vector<hami_kv>& out) : out_(out) {}
+  KvAppender(std::vector<hami_kv>& out, size_t first) : out_(out), first_(first) {}
 
   void append(hami_str key, hami_str value) {
-    if (out_.size() <= kScanLimit) {
-      for (hami_kv& kv : out_) {
-        if (sv(kv.key) == sv(key)) {
-          kv.value = value;
+    if (out_.size() - first_ <= kScanLimit) {
+      for (size_t i = first_; i < out_.size(); ++i) {
+        if (sv(out_[i].key) == sv(key)) {
+          out_[i].value = value;
           return;
         }
       }
@@ -53,7 +55,7 @@ class KvAppender {
       return;
     }
     if (index_.empty()) {
-      for (size_t i = 0; i < out_.size(); ++i)
+      for (size_t i = first_; i < out_.size(); ++i)
         index_.emplace(sv(out_[i].key), i);
     }
     const auto [it, inserted] = index_.emplace(sv(key), out_.size());
@@ -67,6 +69,7 @@ class KvAppender {
  private:
   static constexpr size_t kScanLimit = 16;
   std::vector<hami_kv>& out_;
+  const size_t first_;
   std::unordered_map<std::string_view, size_t> index_;
 };
 
@@ -85,14 +88,15 @@ hami_str as_str(std::string_view text) {
   return {text.data(), text.size()};
 }
 
-void read_map(const Strings& strings, const Value& parent, std::string_view key, const JsonPath& at,
-              std::vector<hami_kv>& out, bool quantities) {
-  const Value* map = json::optional_object(parent, key, at);
+// Appends the entries of `map` (parent[key]; nullptr: absent) to `out`
+// and returns where they lie in it.
+std::pair<size_t, size_t> read_map(const Strings& strings, const Value* map, std::string_view key,
+                                   const JsonPath& at, std::vector<hami_kv>& out, bool quantities) {
+  const size_t first = out.size();
   if (map == nullptr)
-    return;
+    return {first, first};
   const JsonPath map_at(at, key);
-  out.reserve(map->MemberCount());
-  KvAppender appender(out);
+  KvAppender appender(out, first);
   for (const auto& entry : map->GetObject()) {
     const std::string_view entry_key = json::view_of(entry.name);
     std::string_view value;
@@ -109,9 +113,10 @@ void read_map(const Strings& strings, const Value& parent, std::string_view key,
     appender.append(as_str(strings.keep(entry_key)),
                     as_str(entry.value.IsNumber() ? strings.copy(value) : strings.keep(value)));
   }
+  return {first, out.size()};
 }
 
-std::optional<std::string_view> find(const std::vector<hami_kv>& list, std::string_view key) {
+std::optional<std::string_view> find(std::span<const hami_kv> list, std::string_view key) {
   for (const hami_kv& kv : list) {
     if (sv(kv.key) == key)
       return sv(kv.value);
@@ -142,13 +147,30 @@ NodeModel::NodeModel(const rapidjson::Value& node, bool borrow) : s_(std::make_u
   s.uid = strings.keep(json::optional_string(*metadata, "uid", meta_at).value_or(""));
   s.resource_version =
       strings.keep(json::optional_string(*metadata, "resourceVersion", meta_at).value_or(""));
-  read_map(strings, *metadata, "annotations", meta_at, s.annotations, false);
-  read_map(strings, *metadata, "labels", meta_at, s.labels, false);
-  if (const Value* status = json::optional_object(node, "status", root)) {
-    const JsonPath status_at(root, "status");
-    read_map(strings, *status, "allocatable", status_at, s.allocatable, true);
-    read_map(strings, *status, "capacity", status_at, s.capacity, true);
-  }
+  const Value* annotations = json::optional_object(*metadata, "annotations", meta_at);
+  const Value* labels = json::optional_object(*metadata, "labels", meta_at);
+  const Value* status = json::optional_object(node, "status", root);
+  const JsonPath status_at(root, "status");
+  const Value* allocatable =
+      status == nullptr ? nullptr : json::optional_object(*status, "allocatable", status_at);
+  const Value* capacity =
+      status == nullptr ? nullptr : json::optional_object(*status, "capacity", status_at);
+  size_t entries = 0;
+  for (const Value* map : {annotations, labels, allocatable, capacity})
+    entries += map == nullptr ? 0 : map->MemberCount();
+  s.entries.reserve(entries);
+  // Offsets first, spans after: the vector is filled before any is taken.
+  const auto a = read_map(strings, annotations, "annotations", meta_at, s.entries, false);
+  const auto l = read_map(strings, labels, "labels", meta_at, s.entries, false);
+  const auto al = read_map(strings, allocatable, "allocatable", status_at, s.entries, true);
+  const auto c = read_map(strings, capacity, "capacity", status_at, s.entries, true);
+  const auto span_of = [&s](std::pair<size_t, size_t> range) {
+    return std::span<const hami_kv>(s.entries).subspan(range.first, range.second - range.first);
+  };
+  s.annotations = span_of(a);
+  s.labels = span_of(l);
+  s.allocatable = span_of(al);
+  s.capacity = span_of(c);
 
   hami_node_view& v = s.view;
   v.struct_size = sizeof(hami_node_view);
