@@ -134,6 +134,13 @@ class BodyStream {
   // scanned.
   void copy_plain() {
     const bool keep = !dropping_->any();
+#if defined(__SSE2__)
+    if (keep) {
+      Ch* dst = dst_;
+      src_ = copy_decoding_blocks(src_, dst, end_);
+      dst_ = dst;
+    }
+#endif
     for (;;) {
       if (keep) {
         // A local, not the member, through the copy: a store through a
@@ -160,6 +167,58 @@ class BodyStream {
   void Flush() {}
 
  private:
+#if defined(__SSE2__)
+  // Copies and decodes the string at `src` to `dst` a block at a time while
+  // at least two blocks of the body remain, decoding one-character escapes
+  // inside a block from its mask of special characters: a registration
+  // annotation (JSON inside a string) has an escape every few characters,
+  // and restarting the scan at each one made every escape a mispredicted
+  // round trip. Returns where it stopped (a closing quote, a control
+  // character, an escape it leaves to the reader, or the last blocks of the
+  // body) and moves `dst` past what it wrote. Output never outgrows input,
+  // so a block stored at `dst` stays inside `out`.
+  static const Ch* copy_decoding_blocks(const Ch* src, Ch*& dst, const Ch* end) {
+    const __m128i quote = _mm_set1_epi8('"');
+    const __m128i backslash = _mm_set1_epi8('\\');
+    const __m128i control = _mm_set1_epi8(0x1F);
+    Ch* out = dst;
+    while (end - src >= 32) {
+      const __m128i block = _mm_loadu_si128(reinterpret_cast<const __m128i*>(src));
+      auto specials = static_cast<unsigned>(_mm_movemask_epi8(
+          _mm_or_si128(_mm_or_si128(_mm_cmpeq_epi8(block, quote), _mm_cmpeq_epi8(block, backslash)),
+                       _mm_cmpeq_epi8(_mm_max_epu8(block, control), control))));
+      unsigned at = 0;  // characters of this block consumed
+      while (specials != 0) {
+        const auto i = static_cast<unsigned>(std::countr_zero(specials));
+        // The characters before the special one, with up to 16 after them
+        // that the next store or the caller overwrites.
+        _mm_storeu_si128(reinterpret_cast<__m128i*>(out),
+                         _mm_loadu_si128(reinterpret_cast<const __m128i*>(src + at)));
+        out += i - at;
+        const char decoded =
+            src[i] == '\\' ? simple_escape(static_cast<unsigned char>(src[i + 1])) : 0;
+        if (decoded == 0) {
+          dst = out;
+          return src + i;
+        }
+        *out++ = decoded;
+        at = i + 2;
+        // The escaped character may itself be special (\" or \\).
+        specials &= ~0u << at;
+      }
+      if (at < 16) {
+        _mm_storeu_si128(reinterpret_cast<__m128i*>(out),
+                         _mm_loadu_si128(reinterpret_cast<const __m128i*>(src + at)));
+        out += 16 - at;
+        at = 16;
+      }
+      src += at;
+    }
+    dst = out;
+    return src;
+  }
+#endif
+
   // Copies the run at `src` to `dst`, returns its end and moves `dst` past
   // the copy: whole blocks while they lie before `end`, each stored before
   // it is checked (a call to memcpy for every few characters between

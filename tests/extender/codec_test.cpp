@@ -1,6 +1,7 @@
 // Exact wire tests of the extender types against the upstream fixtures
 // (kubernetes/kube-scheduler extender/v1 types_test.go).
 #include <gtest/gtest.h>
+#include <rapidjson/error/en.h>
 #include <rapidjson/stringbuffer.h>
 #include <rapidjson/writer.h>
 
@@ -526,6 +527,66 @@ TEST(ExtenderCodec, DroppedMembersPassedOverKeepTheDepthBound) {
     ADD_FAILURE() << "one level too many was accepted";
   } catch (const DecodeError& e) {
     EXPECT_STREQ(e.what(), "request body nests JSON deeper than 512 levels");
+  }
+}
+
+}  // namespace
+}  // namespace hami::extender
+
+namespace hami::extender {
+namespace {
+
+// Kept strings far from the end of the body are copied and decoded a block
+// at a time: escapes at every offset of a block, an escape whose character
+// is the next block's first, escaped quotes and backslashes among other
+// specials, and the stops it leaves to the reader — with the body going on
+// long after the string.
+TEST(ExtenderCodec, DecodesEscapesInsideBlocksLikeTheStandardParser) {
+  const std::string after = R"(,"spec":{"padding":")" + std::string(80, 'p') + R"("}}]}})";
+  std::string items;
+  for (size_t at = 0; at < 34; ++at) {
+    for (const char* escapes :
+         {"\\\"", "\\\\\\\"", "\\\"\\\\", "\\/\\b\\f\\n\\r\\t", "\\\\\\\\\\\\",
+          "{\\\"id\\\":\\\"GPU-0\\\",\\\"n\\\":1}\\\"\\\"\\\"\\\"\\\"\\\"\\\"\\\"\\\"\\\""}) {
+      const std::string text = std::string(at, 'x') + escapes + std::string(at % 5, 'y');
+      items += std::string(items.empty() ? "" : ",") + R"({"metadata":{"name":")" + text +
+               R"(","annotations":{"k":")" + text + R"("}}})";
+    }
+  }
+  const std::string body = R"({"Nodes":{"items":[)" + items + "]}}";
+  rapidjson::Document expected;
+  expected.Parse(body.c_str());
+  ASSERT_FALSE(expected.HasParseError());
+  const ExtenderArgs model = decode_extender_args(body, NodeFields::model);
+  const auto& items_expected = expected["Nodes"]["items"];
+  ASSERT_EQ(model.node_items.size(), items_expected.Size());
+  for (size_t i = 0; i < model.node_items.size(); ++i) {
+    EXPECT_TRUE((*model.node_items[i])["metadata"] ==
+                items_expected[static_cast<rapidjson::SizeType>(i)]["metadata"])
+        << i;
+  }
+  // Stops handed to the reader keep their errors and offsets.
+  for (size_t at = 0; at < 34; ++at) {
+    for (const char* before : {"", "\\\"", "\\n\\/\\\\\\\""}) {
+      for (const std::string bad : {"\\x", "\\uZZZZ", "\x01"}) {
+        const std::string head =
+            R"({"Nodes":{"items":[{"metadata":{"name":")" + std::string(at, 'x') + before;
+        const std::string text = head + bad + "\"}" + after;
+        rapidjson::Document standard;
+        standard.Parse(text.c_str());
+        ASSERT_TRUE(standard.HasParseError());
+        ASSERT_EQ(standard.GetErrorOffset(), head.size());
+        try {
+          decode_extender_args(text, NodeFields::model);
+          ADD_FAILURE() << "accepted " << text;
+        } catch (const DecodeError& e) {
+          EXPECT_EQ(std::string(e.what()),
+                    "invalid JSON at offset " + std::to_string(head.size()) + ": " +
+                        rapidjson::GetParseError_En(standard.GetParseError()))
+              << text;
+        }
+      }
+    }
   }
 }
 
