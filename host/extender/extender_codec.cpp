@@ -178,15 +178,9 @@ class BodyStream {
   // body) and moves `dst` past what it wrote. Output never outgrows input,
   // so a block stored at `dst` stays inside `out`.
   static const Ch* copy_decoding_blocks(const Ch* src, Ch*& dst, const Ch* end) {
-    const __m128i quote = _mm_set1_epi8('"');
-    const __m128i backslash = _mm_set1_epi8('\\');
-    const __m128i control = _mm_set1_epi8(0x1F);
     Ch* out = dst;
     while (end - src >= 32) {
-      const __m128i block = _mm_loadu_si128(reinterpret_cast<const __m128i*>(src));
-      auto specials = static_cast<unsigned>(_mm_movemask_epi8(
-          _mm_or_si128(_mm_or_si128(_mm_cmpeq_epi8(block, quote), _mm_cmpeq_epi8(block, backslash)),
-                       _mm_cmpeq_epi8(_mm_max_epu8(block, control), control))));
+      unsigned specials = string_run_ends(_mm_loadu_si128(reinterpret_cast<const __m128i*>(src)));
       unsigned at = 0;  // characters of this block consumed
       while (specials != 0) {
         const auto i = static_cast<unsigned>(std::countr_zero(specials));
@@ -226,16 +220,10 @@ class BodyStream {
   // outgrows input, so a block stored at `dst` stays inside `out`.
   static const Ch* copy_run(const Ch* src, Ch*& dst, const Ch* end) {
 #if defined(__SSE2__)
-    const __m128i quote = _mm_set1_epi8('"');
-    const __m128i backslash = _mm_set1_epi8('\\');
-    const __m128i control = _mm_set1_epi8(0x1F);
     while (end - src >= 16) {
       const __m128i block = _mm_loadu_si128(reinterpret_cast<const __m128i*>(src));
       _mm_storeu_si128(reinterpret_cast<__m128i*>(dst), block);
-      const __m128i stops =
-          _mm_or_si128(_mm_or_si128(_mm_cmpeq_epi8(block, quote), _mm_cmpeq_epi8(block, backslash)),
-                       _mm_cmpeq_epi8(_mm_max_epu8(block, control), control));
-      const auto mask = static_cast<unsigned>(_mm_movemask_epi8(stops));
+      const unsigned mask = string_run_ends(block);
       if (mask != 0) {
         const int n = std::countr_zero(mask);
         dst += n;

@@ -1,7 +1,6 @@
 #include "extender/json_skip.hpp"
 
 #include <bitset>
-#include <cstring>
 
 #include "extender/string_scan.hpp"
 #include "server/json_depth.hpp"

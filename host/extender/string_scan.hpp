@@ -30,21 +30,27 @@ inline uint64_t run_end_bytes(uint64_t w) {
 }
 #endif
 
+#if defined(__SSE2__)
+// One bit per character of `block` that ends a run (bit i: character i).
+inline unsigned string_run_ends(__m128i block) {
+  const __m128i quote = _mm_set1_epi8('"');
+  const __m128i backslash = _mm_set1_epi8('\\');
+  const __m128i control = _mm_set1_epi8(0x1F);
+  const __m128i ends =
+      _mm_or_si128(_mm_or_si128(_mm_cmpeq_epi8(block, quote), _mm_cmpeq_epi8(block, backslash)),
+                   _mm_cmpeq_epi8(_mm_max_epu8(block, control), control));
+  return static_cast<unsigned>(_mm_movemask_epi8(ends));
+}
+#endif
+
 // The first character at or after `from` that ends a run. Reads whole
 // blocks while they lie before `end`, then byte by byte: the text must hold
 // such a character at or before `end` (a NUL terminator does).
 inline const char* find_string_run_end(const char* from, const char* end) {
   const char* at = from;
 #if defined(__SSE2__)
-  const __m128i quote = _mm_set1_epi8('"');
-  const __m128i backslash = _mm_set1_epi8('\\');
-  const __m128i control = _mm_set1_epi8(0x1F);
   while (end - at >= 16) {
-    const __m128i block = _mm_loadu_si128(reinterpret_cast<const __m128i*>(at));
-    const __m128i stops =
-        _mm_or_si128(_mm_or_si128(_mm_cmpeq_epi8(block, quote), _mm_cmpeq_epi8(block, backslash)),
-                     _mm_cmpeq_epi8(_mm_max_epu8(block, control), control));
-    const auto mask = static_cast<unsigned>(_mm_movemask_epi8(stops));
+    const unsigned mask = string_run_ends(_mm_loadu_si128(reinterpret_cast<const __m128i*>(at)));
     if (mask != 0)
       return at + std::countr_zero(mask);
     at += 16;

@@ -39,6 +39,18 @@ std::string name_of(const rapidjson::Value& object) {
   return object["metadata"]["name"].GetString();
 }
 
+// Every node of a model decode of `body` has the metadata the standard
+// parser finds in `expected` (the same body parsed whole).
+void expect_model_metadata(const ExtenderArgs& model, const rapidjson::Document& expected) {
+  const auto& items = expected["Nodes"]["items"];
+  ASSERT_EQ(model.node_items.size(), items.Size());
+  for (size_t i = 0; i < model.node_items.size(); ++i) {
+    EXPECT_TRUE((*model.node_items[i])["metadata"] ==
+                items[static_cast<rapidjson::SizeType>(i)]["metadata"])
+        << i;
+  }
+}
+
 TEST(ExtenderCodec, DecodesExtenderArgsFixture) {
   const ExtenderArgs args = decode_extender_args(fixture("ExtenderArgs.json"));
   ASSERT_NE(args.pod, nullptr);
@@ -286,14 +298,9 @@ TEST(ExtenderCodec, DecodesStringsLikeTheStandardParser) {
   const ExtenderArgs all = decode_extender_args(body, NodeFields::all);
   EXPECT_TRUE(all.doc == expected);
   const ExtenderArgs model = decode_extender_args(body, NodeFields::model);
-  const auto& items_expected = expected["Nodes"]["items"];
-  ASSERT_EQ(model.node_items.size(), items_expected.Size());
-  for (size_t i = 0; i < model.node_items.size(); ++i) {
-    EXPECT_TRUE((*model.node_items[i])["metadata"] ==
-                items_expected[static_cast<rapidjson::SizeType>(i)]["metadata"])
-        << i;
+  expect_model_metadata(model, expected);
+  for (size_t i = 0; i < model.node_items.size(); ++i)
     EXPECT_FALSE(model.node_items[i]->HasMember("spec")) << i;
-  }
   // An invalid escape is reported where its backslash stands, wherever it
   // falls, after simple escapes or none, in kept and in dropped values.
   for (size_t at = 0; at < 20; ++at) {
@@ -557,14 +564,7 @@ TEST(ExtenderCodec, DecodesEscapesInsideBlocksLikeTheStandardParser) {
   rapidjson::Document expected;
   expected.Parse(body.c_str());
   ASSERT_FALSE(expected.HasParseError());
-  const ExtenderArgs model = decode_extender_args(body, NodeFields::model);
-  const auto& items_expected = expected["Nodes"]["items"];
-  ASSERT_EQ(model.node_items.size(), items_expected.Size());
-  for (size_t i = 0; i < model.node_items.size(); ++i) {
-    EXPECT_TRUE((*model.node_items[i])["metadata"] ==
-                items_expected[static_cast<rapidjson::SizeType>(i)]["metadata"])
-        << i;
-  }
+  expect_model_metadata(decode_extender_args(body, NodeFields::model), expected);
   // Stops handed to the reader keep their errors and offsets.
   for (size_t at = 0; at < 34; ++at) {
     for (const char* before : {"", "\\\"", "\\n\\/\\\\\\\""}) {
