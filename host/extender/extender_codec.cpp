@@ -15,7 +15,7 @@
 
 #include "extender/json_skip.hpp"
 #include "extender/string_scan.hpp"
-#include "server/json_depth.hpp"
+#include "k8s/json_depth.hpp"
 
 namespace hami::extender {
 
@@ -407,7 +407,7 @@ class ArgsHandler {
       // reader reads it (and reports what is wrong with it) while the
       // handler drops what it reports.
       if (const char* after =
-              skip_member_value(in_.cursor(), in_.end(), server::kMaxJsonDepth - nesting_))
+              skip_member_value(in_.cursor(), in_.end(), k8s::kMaxJsonDepth - nesting_))
         in_.stand_in_null(after);
       dropping_.next = true;
       return true;
@@ -474,7 +474,7 @@ class ArgsHandler {
     // RapidJSON's reader recurses once per level before any value reaches
     // this handler: refusing the level past the bound stops it there, so
     // no body can exhaust the stack and the router need not scan for depth.
-    if (++nesting_ > server::kMaxJsonDepth) {
+    if (++nesting_ > k8s::kMaxJsonDepth) {
       too_deep_ = true;
       return false;
     }
@@ -537,8 +537,8 @@ ExtenderArgs::ExtenderArgs(std::string text, NodeFields fields) : body(std::move
   };
   doc.Populate(parse);
   if (handler.too_deep()) {
-    throw DecodeError("request body nests JSON deeper than " +
-                      std::to_string(server::kMaxJsonDepth) + " levels");
+    throw DecodeError("request body nests JSON deeper than " + std::to_string(k8s::kMaxJsonDepth) +
+                      " levels");
   }
   if (reader.HasParseError()) {
     throw DecodeError(std::string("invalid JSON at offset ") +

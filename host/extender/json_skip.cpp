@@ -3,7 +3,7 @@
 #include <bitset>
 
 #include "extender/string_scan.hpp"
-#include "server/json_depth.hpp"
+#include "k8s/json_depth.hpp"
 
 namespace hami::extender {
 
@@ -92,7 +92,7 @@ const char* skip_key(const char* p, const char* end) {
 
 const char* skip_member_value(const char* at, const char* end, std::size_t depth_budget) {
   // One bit per open container: set for an object.
-  std::bitset<server::kMaxJsonDepth> objects;
+  std::bitset<k8s::kMaxJsonDepth> objects;
   std::size_t depth = 0;
   const char* p = skip_colon(at);
   if (p == nullptr)

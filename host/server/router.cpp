@@ -2,8 +2,8 @@
 
 #include <stdexcept>
 
+#include "k8s/json_depth.hpp"
 #include "log/logger.hpp"
-#include "server/json_depth.hpp"
 
 namespace hami::server {
 namespace {
@@ -69,9 +69,11 @@ const Router::Route* Router::find(std::string_view method, std::string_view path
 void Router::handle(const Route& route, Request& request, Response& response) const {
   // Before any handler parses it: a recursive JSON reader would overflow
   // the thread's stack on a deeply nested body.
-  if (!route.options.bounds_nesting && json_nests_deeper_than(request.body, kMaxJsonDepth)) {
-    set_error(response, 400,
-              "request body nests JSON deeper than " + std::to_string(kMaxJsonDepth) + " levels");
+  if (!route.options.bounds_nesting &&
+      k8s::json_nests_deeper_than(request.body, k8s::kMaxJsonDepth)) {
+    set_error(
+        response, 400,
+        "request body nests JSON deeper than " + std::to_string(k8s::kMaxJsonDepth) + " levels");
     return;
   }
   try {

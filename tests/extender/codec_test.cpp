@@ -12,8 +12,8 @@
 #include <sstream>
 
 #include "extender/extender_codec.hpp"
+#include "k8s/json_depth.hpp"
 #include "k8s/node.hpp"
-#include "server/json_depth.hpp"
 
 namespace {
 
@@ -439,7 +439,7 @@ TEST(ExtenderCodec, NestingPastTheBoundIsRefusedWhileDecoding) {
       {R"({"Pod":null,"Unknown":)", "}"}};
   for (const auto& [open, close] : wrappers) {
     // The wrapper itself nests 3 (Pod) or 1 (Unknown) levels.
-    const std::size_t room = server::kMaxJsonDepth - (close.size());
+    const std::size_t room = k8s::kMaxJsonDepth - (close.size());
     EXPECT_NO_THROW(decode_extender_args(open + nested(room) + close)) << open;
     EXPECT_THROW(decode_extender_args(open + nested(room + 1) + close), DecodeError) << open;
     try {
@@ -527,7 +527,7 @@ TEST(ExtenderCodec, DroppedMembersPassedOverKeepTheDepthBound) {
     return R"({"Nodes":{"items":[{"spec":)" + std::string(levels, '[') + std::string(levels, ']') +
            "}]}}";
   };
-  const std::size_t room = server::kMaxJsonDepth - 4;
+  const std::size_t room = k8s::kMaxJsonDepth - 4;
   EXPECT_NO_THROW(decode_extender_args(body(room), NodeFields::model));
   try {
     decode_extender_args(body(room + 1), NodeFields::model);

@@ -9,7 +9,7 @@
 #include <string>
 #include <vector>
 
-#include "server/json_depth.hpp"
+#include "k8s/json_depth.hpp"
 
 namespace {
 
@@ -17,7 +17,7 @@ using hami::extender::skip_member_value;
 
 // The offset in `text` where the skip stops, or -1 when it leaves the
 // member to the reader. `text` starts just after a key.
-long skip(const std::string& text, std::size_t budget = hami::server::kMaxJsonDepth) {
+long skip(const std::string& text, std::size_t budget = hami::k8s::kMaxJsonDepth) {
   const char* stop = skip_member_value(text.c_str(), text.c_str() + text.size(), budget);
   return stop == nullptr ? -1 : stop - text.c_str();
 }
@@ -157,7 +157,7 @@ TEST(JsonSkip, KeepsWithinTheDepthBudget) {
   EXPECT_EQ(skip(":[[[[1]]]]", 3), -1);
   EXPECT_EQ(skip(R"(:{"a":{"b":[{}]}})", 4), 17);
   EXPECT_EQ(skip(R"(:{"a":{"b":[{}]}})", 3), -1);
-  const std::size_t max = hami::server::kMaxJsonDepth;
+  const std::size_t max = hami::k8s::kMaxJsonDepth;
   const std::string deepest = ":" + std::string(max, '[') + std::string(max, ']');
   EXPECT_EQ(skip(deepest), static_cast<long>(deepest.size()));
   EXPECT_EQ(skip(":" + std::string(max + 1, '[') + std::string(max + 1, ']')), -1);

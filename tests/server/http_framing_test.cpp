@@ -7,9 +7,9 @@
 #include <vector>
 
 #include "k8s/json_brackets.hpp"
+#include "k8s/json_depth.hpp"
 #include "server/http_head_parser.hpp"
 #include "server/http_reply.hpp"
-#include "server/json_depth.hpp"
 
 namespace hami::server {
 namespace {
@@ -245,10 +245,10 @@ TEST(JsonDepth, DeeperThanOnlyWhenTheNestingIs) {
   std::string flat;
   for (int i = 0; i < 2000; ++i)
     flat += "[]";
-  EXPECT_FALSE(json_nests_deeper_than(flat, 512));
-  EXPECT_FALSE(json_nests_deeper_than(std::string(512, '['), 512));
-  EXPECT_TRUE(json_nests_deeper_than(std::string(513, '['), 512));
-  EXPECT_FALSE(json_nests_deeper_than("\"" + std::string(600, '[') + "\"", 512));
+  EXPECT_FALSE(k8s::json_nests_deeper_than(flat, 512));
+  EXPECT_FALSE(k8s::json_nests_deeper_than(std::string(512, '['), 512));
+  EXPECT_TRUE(k8s::json_nests_deeper_than(std::string(513, '['), 512));
+  EXPECT_FALSE(k8s::json_nests_deeper_than("\"" + std::string(600, '[') + "\"", 512));
 }
 
 }  // namespace

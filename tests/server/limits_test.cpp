@@ -10,8 +10,8 @@
 #include <thread>
 #include <vector>
 
+#include "k8s/json_depth.hpp"
 #include "server/http_reply.hpp"
-#include "server/json_depth.hpp"
 #include "test_support.hpp"
 
 namespace hami::test {
@@ -288,25 +288,25 @@ TEST_F(LimitsTest, BodyOfAnUnknownRouteIsNotTakenForTheNextRequest) {
 }
 
 TEST(JsonDepth, CountsBracketsOutsideStrings) {
-  EXPECT_EQ(server::json_nesting_depth(""), 0u);
-  EXPECT_EQ(server::json_nesting_depth("1"), 0u);
-  EXPECT_EQ(server::json_nesting_depth(R"({"a":[1,{"b":[]}]})"), 4u);
-  EXPECT_EQ(server::json_nesting_depth(R"({"a":"[[[[{{{{","b":"\"[[["})"), 1u);
-  EXPECT_EQ(server::json_nesting_depth("]]]][["), 2u);
+  EXPECT_EQ(k8s::json_nesting_depth(""), 0u);
+  EXPECT_EQ(k8s::json_nesting_depth("1"), 0u);
+  EXPECT_EQ(k8s::json_nesting_depth(R"({"a":[1,{"b":[]}]})"), 4u);
+  EXPECT_EQ(k8s::json_nesting_depth(R"({"a":"[[[[{{{{","b":"\"[[["})"), 1u);
+  EXPECT_EQ(k8s::json_nesting_depth("]]]][["), 2u);
   // Stops counting once over the bound.
-  EXPECT_EQ(server::json_nesting_depth(std::string(100000, '['), 10), 11u);
+  EXPECT_EQ(k8s::json_nesting_depth(std::string(100000, '['), 10), 11u);
   // An escaped backslash does not escape the quote after it; an escaped
   // quote does not end the string.
-  EXPECT_EQ(server::json_nesting_depth(R"({"a":"x\\"}[[)"), 2u);
-  EXPECT_EQ(server::json_nesting_depth(R"(["\"[[", "\\\"[[", "\\"])"), 1u);
+  EXPECT_EQ(k8s::json_nesting_depth(R"({"a":"x\\"}[[)"), 2u);
+  EXPECT_EQ(k8s::json_nesting_depth(R"(["\"[[", "\\\"[[", "\\"])"), 1u);
   // An unterminated string hides the rest.
-  EXPECT_EQ(server::json_nesting_depth(R"([["[[[[)"), 2u);
+  EXPECT_EQ(k8s::json_nesting_depth(R"([["[[[[)"), 2u);
 }
 
 TEST_F(LimitsTest, DeeplyNestedBodyIsRefusedBeforeTheHandler) {
   start();
   const std::string ok =
-      std::string(server::kMaxJsonDepth, '[') + std::string(server::kMaxJsonDepth, ']');
+      std::string(k8s::kMaxJsonDepth, '[') + std::string(k8s::kMaxJsonDepth, ']');
   const std::string deep = std::string(100000, '[');
   for (const auto& [body, status] : {std::pair{ok, 200}, std::pair{deep, 400}}) {
     TlsConnection conn(ctx.get(), srv->port());

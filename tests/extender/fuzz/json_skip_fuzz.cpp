@@ -10,12 +10,12 @@
 #include <string>
 
 #include "extender/json_skip.hpp"
-#include "server/json_depth.hpp"
+#include "k8s/json_depth.hpp"
 
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   if (size == 0)
     return 0;
-  const std::size_t budget = data[0] % 8 == 0 ? hami::server::kMaxJsonDepth : data[0] % 8;
+  const std::size_t budget = data[0] % 8 == 0 ? hami::k8s::kMaxJsonDepth : data[0] % 8;
   // Just after a key: the input is what follows it.
   const std::string text(reinterpret_cast<const char*>(data) + 1, size - 1);
   const char* const begin = text.c_str();

@@ -1,10 +1,10 @@
-#include "server/json_depth.hpp"
+#include "k8s/json_depth.hpp"
 
 #include <cstring>
 
 #include "k8s/json_brackets.hpp"
 
-namespace hami::server {
+namespace hami::k8s {
 
 namespace {
 
@@ -71,4 +71,4 @@ bool json_nests_deeper_than(std::string_view text, std::size_t limit) {
   return json_nesting_depth(text, limit) > limit;
 }
 
-}  // namespace hami::server
+}  // namespace hami::k8s

@@ -1,15 +1,16 @@
 // How deeply a JSON text nests arrays and objects, found without parsing.
 //
-// The request parsers (RapidJSON's recursive reader) use stack per level:
+// The JSON parsers (RapidJSON's recursive reader) use stack per level:
 // a body of 100 000 '[' overflows a server thread's stack. The router
 // refuses bodies nesting deeper than kMaxJsonDepth before any handler
-// parses them; real Kubernetes objects nest a few dozen levels.
+// parses them, and the file cluster backend refuses such snapshots; real
+// Kubernetes objects nest a few dozen levels.
 #pragma once
 
 #include <cstddef>
 #include <string_view>
 
-namespace hami::server {
+namespace hami::k8s {
 
 inline constexpr std::size_t kMaxJsonDepth = 512;
 
@@ -24,4 +25,4 @@ std::size_t json_nesting_depth(std::string_view text, std::size_t stop_after = k
 // with more brackets than that.
 bool json_nests_deeper_than(std::string_view text, std::size_t limit = kMaxJsonDepth);
 
-}  // namespace hami::server
+}  // namespace hami::k8s
