@@ -150,12 +150,24 @@ void write_scalar(const YAML::Node& node, JsonWriter& w) {
 // (`&a {k: *a}`), which yaml-cpp turns into a cyclic node graph.
 constexpr int kMaxDepth = 64;
 
-void write_node(const YAML::Node& node, std::string_view file, const std::string& path,
-                JsonWriter& w, int depth) {
+struct Output {
+  explicit Output(std::size_t max) : max_bytes(max) {}
+  rapidjson::StringBuffer buffer;
+  JsonWriter writer{buffer};
+  std::size_t max_bytes;
+};
+
+void write_node(const YAML::Node& node, std::string_view file, const std::string& path, Output& out,
+                int depth) {
   if (depth > kMaxDepth) {
     throw ConfigError(std::string(file) + ": " + path + ": nested deeper than " +
                       std::to_string(kMaxDepth) + " levels (or a recursive alias)");
   }
+  if (out.buffer.GetSize() > out.max_bytes) {
+    throw ConfigError(std::string(file) + ": " + path + ": converts to more than " +
+                      std::to_string(out.max_bytes) + " bytes of JSON (aliases expanding?)");
+  }
+  JsonWriter& w = out.writer;
   switch (node.Type()) {
     case YAML::NodeType::Undefined:
     case YAML::NodeType::Null:
@@ -168,7 +180,7 @@ void write_node(const YAML::Node& node, std::string_view file, const std::string
       w.StartArray();
       size_t i = 0;
       for (const auto& item : node) {
-        write_node(item, file, path + "[" + std::to_string(i) + "]", w, depth + 1);
+        write_node(item, file, path + "[" + std::to_string(i) + "]", out, depth + 1);
         ++i;
       }
       w.EndArray();
@@ -183,7 +195,7 @@ void write_node(const YAML::Node& node, std::string_view file, const std::string
         }
         const std::string& key = kv.first.Scalar();
         write_string(key, w);
-        write_node(kv.second, file, path.empty() ? key : path + "." + key, w, depth + 1);
+        write_node(kv.second, file, path.empty() ? key : path + "." + key, out, depth + 1);
       }
       w.EndObject();
       return;
@@ -193,11 +205,15 @@ void write_node(const YAML::Node& node, std::string_view file, const std::string
 
 }  // namespace
 
-std::string yaml_to_json(const YAML::Node& node, std::string_view file, std::string_view path) {
-  rapidjson::StringBuffer buf;
-  JsonWriter w(buf);
-  write_node(node, file, std::string(path), w, 0);
-  return std::string(buf.GetString(), buf.GetSize());
+std::string yaml_to_json(const YAML::Node& node, std::string_view file, std::string_view path,
+                         std::size_t max_bytes) {
+  Output out(max_bytes);
+  write_node(node, file, std::string(path), out, 0);
+  if (out.buffer.GetSize() > max_bytes) {
+    throw ConfigError(std::string(file) + ": " + std::string(path) + ": converts to more than " +
+                      std::to_string(max_bytes) + " bytes of JSON (aliases expanding?)");
+  }
+  return std::string(out.buffer.GetString(), out.buffer.GetSize());
 }
 
 }  // namespace hami::config

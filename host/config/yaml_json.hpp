@@ -9,13 +9,20 @@
 
 #include <yaml-cpp/yaml.h>
 
+#include <cstddef>
 #include <string>
 #include <string_view>
 
 namespace hami::config {
 
+// The default bound on one conversion's output. Aliases let a few hundred
+// bytes of YAML stand for gigabytes of JSON (each `*a` is expanded).
+inline constexpr std::size_t kMaxYamlJsonBytes = 64U << 20;
+
 // Throws ConfigError "<file>: <path>: ..." when a mapping key is not a
-// scalar (the only YAML shape JSON cannot hold).
-std::string yaml_to_json(const YAML::Node& node, std::string_view file, std::string_view path);
+// scalar (the only YAML shape JSON cannot hold), when the document nests
+// too deeply or when the JSON would exceed `max_bytes`.
+std::string yaml_to_json(const YAML::Node& node, std::string_view file, std::string_view path,
+                         std::size_t max_bytes = kMaxYamlJsonBytes);
 
 }  // namespace hami::config

@@ -55,6 +55,35 @@ TEST(YamlJson, RecursiveAliasIsRejected) {
   }
 }
 
+TEST(YamlJson, AliasExpansionIsBoundedByTheOutputSize) {
+  // Nine levels of ten aliases each stand for 10^9 strings.
+  std::string yaml = "l0: &l0 [xxxxxxxx]\n";
+  for (int level = 1; level <= 9; ++level) {
+    const std::string prev = "*l" + std::to_string(level - 1);
+    yaml += "l" + std::to_string(level) + ": &l" + std::to_string(level) + " [" + prev;
+    for (int i = 1; i < 10; ++i)
+      yaml += ", " + prev;
+    yaml += "]\n";
+  }
+  try {
+    config::yaml_to_json(YAML::Load(yaml), "bomb.yaml", "p", 4096);
+    FAIL();
+  } catch (const config::ConfigError& e) {
+    const std::string what = e.what();
+    EXPECT_EQ(what.rfind("bomb.yaml: p.l", 0), 0U) << what;
+    EXPECT_NE(what.find(": converts to more than 4096 bytes of JSON (aliases expanding?)"),
+              std::string::npos)
+        << what;
+  }
+  // The same shape two levels deep fits.
+  EXPECT_EQ(config::yaml_to_json(YAML::Load("a: &a [1, 2]\nb: [*a, *a]\n"), "f", "", 4096),
+            R"({"a":[1,2],"b":[[1,2],[1,2]]})");
+  // The bound is on the whole output, the last node included.
+  EXPECT_THROW(config::yaml_to_json(YAML::Load("s: abcdefghij"), "f", "", 10), config::ConfigError);
+  EXPECT_EQ(config::yaml_to_json(YAML::Load("s: abcdefghij"), "f", "", 18),
+            R"({"s":"abcdefghij"})");
+}
+
 TEST(YamlJson, NestingWithinTheLimitConverts) {
   std::string yaml;
   std::string json;
