@@ -745,8 +745,12 @@ void Scheduler::lock_node(std::string_view node, const cluster::PodRecord& pod) 
 }
 
 void Scheduler::check_node_health() {
-  const auto nodes = cluster_.nodes();
-  for (const auto& node : nodes) {
+  auto nodes = cluster_.nodes();
+  for (auto& slot : nodes) {
+    // Each model is let go once its node is checked: a patch replaces it,
+    // and holding every old one until the end of the round kept two models
+    // of each node alive at once.
+    const std::shared_ptr<const k8s::NodeModel> node = std::move(slot);
     std::shared_ptr<const NodeDevices> devices;
     std::vector<bool> healthy;
     {

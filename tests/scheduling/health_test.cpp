@@ -3,6 +3,8 @@
 #include <gtest/gtest.h>
 
 #include <chrono>
+#include <memory>
+#include <optional>
 #include <thread>
 
 #include "scheduling/admission_view.hpp"
@@ -49,6 +51,36 @@ TEST(Health, NodeWithoutAllocatableGoesUnhealthyAfterTheHandshakeExpires) {
   EXPECT_EQ(handshake(env, "gpu"), "<none>");
   env.scheduler->check_node_health();
   EXPECT_EQ(env.scheduler->filter(pod, names).fit.size(), 1u);
+}
+
+TEST(Health, APassLetsGoOfEachNodesOldModelOnceThatNodeIsChecked) {
+  // Every GPU node is patched (the handshake) by a pass; the model each
+  // patch replaces must not outlive its node's turn, or a pass over a
+  // thousand nodes holds two models of every node at once.
+  scheduling::SchedulerOptions options;
+  options.initial_health_check = false;
+  SchedulingEnv env(
+      "kind: List\nitems:\n" + nvidia_node("g1", 1, 8000) + nvidia_node("g2", 1, 8000), options);
+  struct Probe final : cluster::ClusterWatcher {
+    std::weak_ptr<const k8s::NodeModel> first_old;
+    bool armed = false;
+    std::optional<bool> first_old_gone_when_second_patched;
+    void node_upserted(const std::shared_ptr<const k8s::NodeModel>& node) override {
+      if (armed && node->name() == "g2")
+        first_old_gone_when_second_patched = first_old.expired();
+    }
+    void node_deleted(std::string_view) override {}
+    void pod_upserted(const std::shared_ptr<const cluster::PodRecord>&) override {}
+    void pod_deleted(const std::shared_ptr<const cluster::PodRecord>&) override {}
+    void quotas_changed() override {}
+  } probe;
+  env.cluster->watch(probe);
+  probe.first_old = env.cluster->node("g1");
+  probe.armed = true;
+  env.scheduler->check_node_health();
+  env.cluster->unwatch(probe);
+  ASSERT_TRUE(probe.first_old_gone_when_second_patched.has_value());
+  EXPECT_TRUE(*probe.first_old_gone_when_second_patched);
 }
 
 TEST(Health, LoopRunsPassesUntilDestroyed) {
