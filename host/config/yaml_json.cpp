@@ -4,6 +4,7 @@
 #include <rapidjson/writer.h>
 
 #include <charconv>
+#include <cmath>
 #include <cstdint>
 #include <cstdlib>
 #include <optional>
@@ -140,8 +141,13 @@ void write_scalar(const YAML::Node& node, JsonWriter& w) {
     const std::string text(s);
     char* end = nullptr;
     const double v = std::strtod(text.c_str(), &end);
-    if (end == text.c_str() + text.size() && w.Double(v))
+    // Beyond a double's range (1e999) it stays text, as .inf does: the
+    // writer refuses infinity only after starting the value, and writing
+    // the text then as well broke the JSON.
+    if (end == text.c_str() + text.size() && std::isfinite(v)) {
+      w.Double(v);
       return;
+    }
   }
   write_string(s, w);
 }

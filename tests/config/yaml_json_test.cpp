@@ -29,6 +29,14 @@ TEST(YamlJson, OtherPlainScalarsAreStrings) {
             R"({"a":"yes","b":".inf","c":"1.2.3","d":"nvidia.com/gpu","e":"12abc","f":"+"})");
 }
 
+TEST(YamlJson, FloatsBeyondADoublesRangeStayText) {
+  // The writer refused infinity after opening the value, and the text was
+  // then written as well: {"a":,"1e999"...
+  EXPECT_EQ(convert("{a: 1e999, b: -14444E444456, c: 1e-999, d: 2}"),
+            R"({"a":"1e999","b":"-14444E444456","c":0.0,"d":2})");
+  EXPECT_EQ(convert("[1e999, 1.5]"), R"(["1e999",1.5])");
+}
+
 TEST(YamlJson, TaggedScalarsStayStrings) {
   EXPECT_EQ(convert("{a: !!str 5}"), R"({"a":"5"})");
 }
