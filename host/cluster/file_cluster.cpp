@@ -6,13 +6,15 @@
 #include <yaml-cpp/yaml.h>
 
 #include <algorithm>
+#include <array>
 #include <charconv>
 #include <fstream>
-#include <sstream>
 #include <stdexcept>
 
 #include "cluster/object_records.hpp"
+#include "config/yaml_documents.hpp"
 #include "config/yaml_json.hpp"
+#include "k8s/json_depth.hpp"
 #include "k8s/object_error.hpp"
 
 namespace hami::cluster {
@@ -21,6 +23,10 @@ namespace {
 
 using rapidjson::Value;
 using Allocator = rapidjson::Document::AllocatorType;
+
+// Numbers are read with full precision, so a stored double is written back
+// as the same number.
+constexpr unsigned kParseFlags = rapidjson::kParseFullPrecisionFlag;
 
 Value json_string(std::string_view text, Allocator& a) {
   return Value(text.data(), static_cast<rapidjson::SizeType>(text.size()), a);
@@ -120,6 +126,15 @@ std::string to_compact_json(const Value& v) {
   return {buffer.GetString(), buffer.GetSize()};
 }
 
+// A stored object's text, which this store wrote, as a document to change.
+rapidjson::Document parse_stored(const std::string& json) {
+  rapidjson::Document doc;
+  doc.Parse<kParseFlags>(json.data(), json.size());
+  if (doc.HasParseError())
+    throw std::logic_error("file cluster: a stored object is not valid JSON");
+  return doc;
+}
+
 }  // namespace
 
 struct FileClusterState::Notes {
@@ -138,52 +153,112 @@ std::unique_ptr<FileClusterState> FileClusterState::load(const std::filesystem::
   std::ifstream in(file, std::ios::binary);
   if (!in)
     throw SnapshotError(file.string() + ": cannot open the cluster snapshot");
-  std::ostringstream text;
-  text << in.rdbuf();
-  return from_text(text.str(), file.string());
+  std::string text;
+  // Sized once when the size is known: growing a string by doubling while
+  // reading a multi-megabyte snapshot held up to twice its size.
+  std::error_code size_error;
+  if (const auto size = std::filesystem::file_size(file, size_error); !size_error)
+    text.reserve(size);
+  std::array<char, 64 * 1024> chunk{};
+  while (in.read(chunk.data(), chunk.size()) || in.gcount() > 0)
+    text.append(chunk.data(), static_cast<size_t>(in.gcount()));
+  if (in.bad())
+    throw SnapshotError(file.string() + ": cannot read the cluster snapshot");
+  auto state = std::make_unique<FileClusterState>();
+  state->load_text(std::move(text), file.string());
+  return state;
 }
 
 std::unique_ptr<FileClusterState> FileClusterState::from_text(std::string_view text,
                                                               std::string_view origin) {
   auto state = std::make_unique<FileClusterState>();
-  state->load_text(text, origin);
+  state->load_text(std::string(text), origin);
   return state;
 }
 
-void FileClusterState::load_text(std::string_view text, std::string_view origin) {
+namespace {
+
+// One document of a snapshot, parsed in place: its strings stay in `text`.
+// Its pool's chunks follow the text's size: a large snapshot's are big
+// enough to be mapped on their own and handed back whole when loading is
+// done, and a YAML stream of many tiny documents does not reserve a large
+// chunk for each.
+struct SnapshotDocument {
+  static constexpr size_t kMinChunkBytes = 4 * 1024;
+  static constexpr size_t kMaxChunkBytes = 1024 * 1024;
+
+  explicit SnapshotDocument(std::string json)
+      : text(std::move(json)),
+        pool(std::clamp(text.size(), kMinChunkBytes, kMaxChunkBytes)),
+        doc(&pool) {}
+  SnapshotDocument(const SnapshotDocument&) = delete;
+  SnapshotDocument& operator=(const SnapshotDocument&) = delete;
+
+  std::string text;
+  rapidjson::MemoryPoolAllocator<> pool;
+  rapidjson::Document doc;
+};
+
+// How much JSON a YAML snapshot may convert to, all documents together:
+// far more than any real snapshot needs (JSON is rarely longer than the
+// YAML it came from), far less than an alias bomb asks for.
+size_t yaml_json_budget(size_t yaml_bytes) {
+  return 8 * yaml_bytes + 1024 * 1024;
+}
+
+// The parser, the writer and the destructor all recurse per level.
+void refuse_deep_nesting(std::string_view json, const std::string& where) {
+  if (k8s::json_nests_deeper_than(json, k8s::kMaxJsonDepth)) {
+    throw SnapshotError(where + ": nests JSON deeper than " + std::to_string(k8s::kMaxJsonDepth) +
+                        " levels");
+  }
+}
+
+}  // namespace
+
+void FileClusterState::load_text(std::string text, std::string_view origin) {
   const std::string where(origin);
-  std::vector<rapidjson::Document> docs;
+  std::vector<std::unique_ptr<SnapshotDocument>> docs;
+  // Neither format allows one, and the in-place JSON parse would stop at it
+  // and ignore the rest.
+  if (const size_t nul = text.find('\0'); nul != std::string::npos) {
+    throw SnapshotError(where + ": a NUL byte at offset " + std::to_string(nul) +
+                        " (neither JSON nor YAML text may contain one)");
+  }
   const size_t first = text.find_first_not_of(" \t\r\n");
-  if (first != std::string_view::npos && (text[first] == '{' || text[first] == '[')) {
-    rapidjson::Document doc;
-    doc.Parse(text.data(), text.size());
-    if (doc.HasParseError()) {
+  if (first != std::string::npos && (text[first] == '{' || text[first] == '[')) {
+    refuse_deep_nesting(text, where);
+    auto& parsed = *docs.emplace_back(std::make_unique<SnapshotDocument>(std::move(text)));
+    parsed.doc.ParseInsitu<kParseFlags>(parsed.text.data());
+    if (parsed.doc.HasParseError()) {
       throw SnapshotError(where + ": invalid JSON at offset " +
-                          std::to_string(doc.GetErrorOffset()) + ": " +
-                          rapidjson::GetParseError_En(doc.GetParseError()));
+                          std::to_string(parsed.doc.GetErrorOffset()) + ": " +
+                          rapidjson::GetParseError_En(parsed.doc.GetParseError()));
     }
-    docs.push_back(std::move(doc));
   } else {
     std::vector<YAML::Node> yaml_docs;
     try {
-      yaml_docs = YAML::LoadAll(std::string(text));
+      yaml_docs = config::load_yaml_documents(text);
     } catch (const YAML::Exception& e) {
       throw SnapshotError(where + ": invalid YAML: " + e.what());
     }
+    size_t budget = yaml_json_budget(text.size());
+    std::string().swap(text);
     for (const YAML::Node& node : yaml_docs) {
       if (!node || node.IsNull())
         continue;
       std::string json;
       try {
-        json = config::yaml_to_json(node, where, "");
+        json = config::yaml_to_json(node, where, "", budget);
       } catch (const std::exception& e) {
         throw SnapshotError(e.what());
       }
-      rapidjson::Document doc;
-      doc.Parse(json.data(), json.size());
-      if (doc.HasParseError())
+      budget -= json.size();
+      refuse_deep_nesting(json, where);
+      auto& parsed = *docs.emplace_back(std::make_unique<SnapshotDocument>(std::move(json)));
+      parsed.doc.ParseInsitu<kParseFlags>(parsed.text.data());
+      if (parsed.doc.HasParseError())
         throw SnapshotError(where + ": document is not representable");
-      docs.push_back(std::move(doc));
     }
   }
 
@@ -197,7 +272,8 @@ void FileClusterState::load_text(std::string_view text, std::string_view origin)
       }
     }
   };
-  for (const auto& doc : docs) {
+  for (const auto& parsed : docs) {
+    const Value& doc = parsed->doc;
     if (doc.IsArray()) {
       for (const Value& item : doc.GetArray())
         scan(item);
@@ -210,17 +286,19 @@ void FileClusterState::load_text(std::string_view text, std::string_view origin)
   }
 
   Notes notes;
-  for (const auto& doc : docs) {
+  for (const auto& parsed : docs) {
+    Value& doc = parsed->doc;
+    Allocator& allocator = parsed->doc.GetAllocator();
     if (doc.IsArray()) {
-      for (const Value& item : doc.GetArray())
-        add_object(item, kind_of(item), where, notes);
+      for (Value& item : doc.GetArray())
+        add_object(item, allocator, kind_of(item), where, notes);
       continue;
     }
     if (!doc.IsObject())
       throw SnapshotError(where + ": a document must be an object or a list");
     const std::string_view kind = kind_of(doc);
     if (kind.size() >= 4 && kind.substr(kind.size() - 4) == "List") {
-      const Value* items = find_member(doc, "items");
+      Value* items = find_member(doc, "items");
       if (items == nullptr || items->IsNull())
         continue;
       if (!items->IsArray())
@@ -228,13 +306,13 @@ void FileClusterState::load_text(std::string_view text, std::string_view origin)
       // Items of typed lists (NodeList) usually carry no kind of their own.
       const std::string_view item_kind =
           kind == "List" ? std::string_view() : kind.substr(0, kind.size() - 4);
-      for (const Value& item : items->GetArray()) {
+      for (Value& item : items->GetArray()) {
         const std::string_view own = kind_of(item);
-        add_object(item, own.empty() ? item_kind : own, where, notes);
+        add_object(item, allocator, own.empty() ? item_kind : own, where, notes);
       }
       continue;
     }
-    add_object(doc, kind, where, notes);
+    add_object(doc, allocator, kind, where, notes);
   }
 }
 
@@ -242,46 +320,49 @@ std::string FileClusterState::next_revision() {
   return std::to_string(++revision_);
 }
 
-std::shared_ptr<const k8s::NodeModel> FileClusterState::node_model(const rapidjson::Document& doc) {
-  return make_node_model(doc);
+std::shared_ptr<const k8s::NodeModel> FileClusterState::node_model(const Value& node) {
+  return make_node_model(node);
 }
 
-std::shared_ptr<const PodRecord> FileClusterState::pod_record(const rapidjson::Document& doc) {
-  return make_pod_record(doc);
+std::shared_ptr<const PodRecord> FileClusterState::pod_record(const Value& pod) {
+  return make_pod_record(pod);
 }
 
-// Copies `object` into a document of its own, normalises the metadata the
-// store relies on and indexes it. Caller holds mu_ (or owns the store).
-void FileClusterState::add_object(const Value& object, std::string_view kind,
+// Caller holds mu_ (or owns the store).
+void FileClusterState::add_object(Value& object, Allocator& a, std::string_view kind,
                                   std::string_view origin, Notes& notes) {
   if (kind != "Node" && kind != "Pod" && kind != "ResourceQuota" && kind != "Namespace")
     return;
   if (!object.IsObject()) {
     throw SnapshotError(std::string(origin) + ": a " + std::string(kind) + " must be an object");
   }
-  rapidjson::Document doc;
-  doc.CopyFrom(object, doc.GetAllocator());
-  auto& a = doc.GetAllocator();
-  if (!find_member(doc, "kind"))
-    doc.AddMember("kind", json_string(kind, a), a);
-  Value& meta = ensure_object(doc, "metadata", a);
+  // `kind` may view a string of `object` itself; adding members may move
+  // it, so it is copied first.
+  const std::string kind_text(kind);
+  // Stored with the kind it was taken for, so the store's own dump reads
+  // back the same (an item of a PodList with "kind": 5 or "" is a Pod).
+  if (const Value* own = find_member(object, "kind");
+      own == nullptr || !own->IsString() || own->GetStringLength() == 0) {
+    set_string(object, "kind", kind_text, a);
+  }
+  Value& meta = ensure_object(object, "metadata", a);
   const std::string name = string_at(meta, "name");
   if (name.empty()) {
-    throw SnapshotError(std::string(origin) + ": " + describe(kind, object) +
+    throw SnapshotError(std::string(origin) + ": " + describe(kind_text, object) +
                         ": /metadata/name: is required");
   }
   if (string_at(meta, "resourceVersion").empty()) {
     set_string(meta, "resourceVersion", next_revision(), a);
   }
-  const std::string context = std::string(origin) + ": " + describe(kind, doc);
+  const std::string context = std::string(origin) + ": " + describe(kind_text, object);
   try {
-    if (kind == "Node") {
+    if (kind_text == "Node") {
       StoredNode stored;
-      stored.model = node_model(doc);
-      stored.doc = std::move(doc);
+      stored.model = node_model(object);
+      stored.json = to_compact_json(object);
       notes.nodes.push_back(stored.model);
       nodes_.insert_or_assign(name, std::move(stored));
-    } else if (kind == "Pod") {
+    } else if (kind_text == "Pod") {
       std::string ns = string_at(meta, "namespace");
       if (ns.empty()) {
         ns = "default";
@@ -290,23 +371,23 @@ void FileClusterState::add_object(const Value& object, std::string_view kind,
       if (string_at(meta, "uid").empty())
         set_string(meta, "uid", "file-" + ns + "-" + name, a);
       StoredPod stored;
-      stored.record = pod_record(doc);
-      stored.doc = std::move(doc);
+      stored.record = pod_record(object);
+      stored.json = to_compact_json(object);
       notes.pods.push_back(stored.record);
       pods_.insert_or_assign(PodKey{ns, name}, std::move(stored));
-    } else if (kind == "ResourceQuota") {
+    } else if (kind_text == "ResourceQuota") {
       std::string ns = string_at(meta, "namespace");
       if (ns.empty())
         ns = "default";
       StoredQuota stored;
-      stored.record = make_quota_record(doc, ns);
-      stored.doc = std::move(doc);
+      stored.record = make_quota_record(object, ns);
+      stored.json = to_compact_json(object);
       quotas_.insert_or_assign(PodKey{ns, name}, std::move(stored));
       notes.quotas = true;
     } else {
       StoredNamespace stored;
-      stored.record = make_namespace_record(doc);
-      stored.doc = std::move(doc);
+      stored.record = make_namespace_record(object);
+      stored.json = to_compact_json(object);
       namespaces_.insert_or_assign(name, std::move(stored));
     }
   } catch (const k8s::ObjectError& e) {
@@ -334,7 +415,9 @@ void FileClusterState::upsert(const rapidjson::Value& object, std::string_view o
   Notes notes;
   {
     std::lock_guard guard(mu_);
-    add_object(object, kind_of(object), origin, notes);
+    rapidjson::Document copy;
+    copy.CopyFrom(object, copy.GetAllocator());
+    add_object(copy, copy.GetAllocator(), kind_of(object), origin, notes);
     notes.watchers = watchers_;
   }
   deliver(notes);
@@ -377,21 +460,23 @@ std::vector<Event> FileClusterState::events() const {
 
 std::string FileClusterState::to_json() const {
   std::lock_guard guard(mu_);
-  rapidjson::Document list(rapidjson::kObjectType);
-  auto& a = list.GetAllocator();
-  list.AddMember("apiVersion", "v1", a);
-  list.AddMember("kind", "List", a);
-  Value items(rapidjson::kArrayType);
+  std::string out = R"({"apiVersion":"v1","kind":"List","items":[)";
+  const char* separator = "";
+  const auto add = [&](const std::string& json) {
+    out += separator;
+    out += json;
+    separator = ",";
+  };
   for (const auto& [_, n] : nodes_)
-    items.PushBack(Value(n.doc, a), a);
+    add(n.json);
   for (const auto& [_, p] : pods_)
-    items.PushBack(Value(p.doc, a), a);
+    add(p.json);
   for (const auto& [_, q] : quotas_)
-    items.PushBack(Value(q.doc, a), a);
+    add(q.json);
   for (const auto& [_, ns] : namespaces_)
-    items.PushBack(Value(ns.doc, a), a);
-  list.AddMember("items", items, a);
-  return to_compact_json(list);
+    add(ns.json);
+  out += "]}";
+  return out;
 }
 
 std::shared_ptr<const k8s::NodeModel> FileClusterState::node(std::string_view name) const {
@@ -483,8 +568,7 @@ void FileClusterState::patch_pod_metadata(std::string_view namespace_, std::stri
                              ", UID in object meta: " + stored.record->uid);
     }
     // Work on a copy so a pod the model rejects leaves the store unchanged.
-    rapidjson::Document doc;
-    doc.CopyFrom(stored.doc, doc.GetAllocator());
+    rapidjson::Document doc = parse_stored(stored.json);
     auto& a = doc.GetAllocator();
     Value& meta = ensure_object(doc, "metadata", a);
     apply_writes(meta, "annotations", patch.annotations, a);
@@ -496,7 +580,7 @@ void FileClusterState::patch_pod_metadata(std::string_view namespace_, std::stri
     } catch (const k8s::ObjectError& e) {
       throw ClusterError(ErrorKind::Invalid, e.what());
     }
-    stored.doc = std::move(doc);
+    stored.json = to_compact_json(doc);
     stored.record = record;
     notes.pods.push_back(std::move(record));
     notes.watchers = watchers_;
@@ -523,8 +607,7 @@ void FileClusterState::patch_node_annotations(
                              "\": the object has been modified; please apply your changes to the "
                              "latest version and try again");
     }
-    rapidjson::Document doc;
-    doc.CopyFrom(stored.doc, doc.GetAllocator());
+    rapidjson::Document doc = parse_stored(stored.json);
     auto& a = doc.GetAllocator();
     Value& meta = ensure_object(doc, "metadata", a);
     apply_writes(meta, "annotations", annotations, a);
@@ -535,7 +618,7 @@ void FileClusterState::patch_node_annotations(
     } catch (const k8s::ObjectError& e) {
       throw ClusterError(ErrorKind::Invalid, e.what());
     }
-    stored.doc = std::move(doc);
+    stored.json = to_compact_json(doc);
     stored.model = model;
     notes.nodes.push_back(std::move(model));
     notes.watchers = watchers_;
@@ -570,13 +653,12 @@ void FileClusterState::bind(std::string_view namespace_, std::string_view name,
     if (stored.record->terminating) {
       throw ClusterError(ErrorKind::Conflict, "pod " + std::string(name) + " is being deleted");
     }
-    rapidjson::Document doc;
-    doc.CopyFrom(stored.doc, doc.GetAllocator());
+    rapidjson::Document doc = parse_stored(stored.json);
     auto& a = doc.GetAllocator();
     set_string(ensure_object(doc, "spec", a), "nodeName", node, a);
     set_string(ensure_object(doc, "metadata", a), "resourceVersion", next_revision(), a);
     auto record = pod_record(doc);
-    stored.doc = std::move(doc);
+    stored.json = to_compact_json(doc);
     stored.record = record;
     notes.pods.push_back(std::move(record));
     notes.watchers = watchers_;

@@ -2,7 +2,10 @@
 
 #include <gtest/gtest.h>
 #include <rapidjson/document.h>
+#include <unistd.h>
 
+#include <filesystem>
+#include <fstream>
 #include <string>
 #include <thread>
 #include <vector>
@@ -158,6 +161,191 @@ TEST(FileCluster, ErrorsNameTheFileAndObject) {
   expect_error("kind: [",
                std::string("bad.yaml: invalid YAML: ") +
                    "yaml-cpp: error at line 1, column 1: end of sequence flow not found");
+}
+
+TEST(FileCluster, KeepsObjectsAsCompactNormalisedJsonThroughWrites) {
+  // Whitespace goes, escapes and numbers come out as the JSON writer spells
+  // them, the members the store fills in are appended, and writes change
+  // only what they name.
+  const auto state = FileClusterState::from_text(R"({
+    "kind": "List",
+    "items": [
+      { "kind": "Node",
+        "metadata": { "name": "n1", "annotations": { "a": "x\"y\u00e9" } },
+        "status": { "allocatable": { "nvidia.com/gpu": 2 } },
+        "x": 1.5e3 },
+      { "metadata": { "name": "p1" }, "kind": "Pod",
+        "spec": { "containers": [ { "name": "c" } ] } }
+    ]
+  })",
+                                                 "s.json");
+  EXPECT_EQ(
+      state->to_json(),
+      R"({"apiVersion":"v1","kind":"List","items":[)"
+      R"({"kind":"Node","metadata":{"name":"n1","annotations":{"a":"x\"y)"
+      "\xc3\xa9"
+      R"("},"resourceVersion":"1"},"status":{"allocatable":{"nvidia.com/gpu":2}},"x":1500.0},)"
+      R"({"metadata":{"name":"p1","resourceVersion":"2","namespace":"default",)"
+      R"("uid":"file-default-p1"},"kind":"Pod","spec":{"containers":[{"name":"c"}]}}]})");
+
+  state->patch_node_annotations("n1", {{"b", "1"}, {"a", std::nullopt}}, std::string_view("1"));
+  state->bind("default", "p1", "file-default-p1", "n1");
+  EXPECT_EQ(state->node("n1")->resource_version(), "3");
+  EXPECT_EQ(state->node("n1")->annotation("b"), "1");
+  EXPECT_EQ(state->pod("default", "p1")->node_name, "n1");
+  EXPECT_EQ(state->to_json(),
+            R"({"apiVersion":"v1","kind":"List","items":[)"
+            R"({"kind":"Node","metadata":{"name":"n1","annotations":{"b":"1"},)"
+            R"("resourceVersion":"3"},"status":{"allocatable":{"nvidia.com/gpu":2}},"x":1500.0},)"
+            R"({"metadata":{"name":"p1","resourceVersion":"4","namespace":"default",)"
+            R"("uid":"file-default-p1"},"kind":"Pod","spec":{"containers":[{"name":"c"}],)"
+            R"("nodeName":"n1"}}]})");
+}
+
+TEST(FileCluster, StoresTheKindAnObjectWasTakenFor) {
+  // Items of a PodList whose own kind is not a usable string are Pods; the
+  // dump says so, or loading it again would drop them.
+  const auto state = FileClusterState::from_text(
+      R"({"kind":"PodList","items":[{"kind":5,"metadata":{"name":"a"}},)"
+      R"({"kind":"","metadata":{"name":"b"}}]})",
+      "typed.json");
+  ASSERT_EQ(state->pods().size(), 2U);
+  const std::string dump = state->to_json();
+  EXPECT_EQ(dump, R"({"apiVersion":"v1","kind":"List","items":[)"
+                  R"({"kind":"Pod","metadata":{"name":"a","resourceVersion":"1",)"
+                  R"("namespace":"default","uid":"file-default-a"}},)"
+                  R"({"kind":"Pod","metadata":{"name":"b","resourceVersion":"2",)"
+                  R"("namespace":"default","uid":"file-default-b"}}]})");
+  EXPECT_EQ(FileClusterState::from_text(dump, "dump")->pods().size(), 2U);
+}
+
+TEST(FileCluster, UpsertKeepsItsOwnCopyOfTheObject) {
+  const auto state = FileClusterState::from_text("", "empty");
+  rapidjson::Document node;
+  node.Parse(R"({"kind":"Node","metadata":{"name":"n2","resourceVersion":"7"}})");
+  state->upsert(node);
+  node.RemoveAllMembers();
+  EXPECT_EQ(state->to_json(),
+            R"({"apiVersion":"v1","kind":"List","items":[)"
+            R"({"kind":"Node","metadata":{"name":"n2","resourceVersion":"7"}}]})");
+}
+
+TEST(FileCluster, RefusesASnapshotWithANulByte) {
+  // JSON: the parse stopped at the NUL and the node after it was dropped.
+  const std::string json("{\"kind\":\"List\",\"items\":[]}\0{\"kind\":\"Node\"}", 42);
+  try {
+    FileClusterState::from_text(json, "nul.json");
+    FAIL();
+  } catch (const SnapshotError& e) {
+    EXPECT_STREQ(e.what(),
+                 "nul.json: a NUL byte at offset 26 (neither JSON nor YAML text may contain one)");
+  }
+  // YAML: yaml-cpp's LoadAll looped on this one, allocating without end.
+  const std::string yaml = ",skind: ResourceQuotaods :5}" + std::string(112, '\0') + "}\n: x}}\n";
+  try {
+    FileClusterState::from_text(yaml, "nul.yaml");
+    FAIL();
+  } catch (const SnapshotError& e) {
+    EXPECT_STREQ(e.what(),
+                 "nul.yaml: a NUL byte at offset 28 (neither JSON nor YAML text may contain one)");
+  }
+}
+
+TEST(FileCluster, RefusesSnapshotsNestingDeeperThanTheParsersBound) {
+  // 100,000 levels overflowed the stack of the recursive parser.
+  const std::string deep = R"({"kind":"Node","metadata":{"name":"n"},"x":)" +
+                           std::string(100000, '[') + std::string(100000, ']') + "}";
+  try {
+    FileClusterState::from_text(deep, "deep.json");
+    FAIL();
+  } catch (const SnapshotError& e) {
+    EXPECT_STREQ(e.what(), "deep.json: nests JSON deeper than 512 levels");
+  }
+  // yaml-cpp stops nested block sequences itself before 512 levels.
+  std::string yaml = "kind: Node\nmetadata:\n  name: n\nx:\n";
+  for (int i = 0; i < 600; ++i)
+    yaml += "- ";
+  yaml += "1\n";
+  try {
+    FileClusterState::from_text(yaml, "deep.yaml");
+    FAIL();
+  } catch (const SnapshotError& e) {
+    EXPECT_EQ(std::string(e.what()).rfind("deep.yaml: invalid YAML: ", 0), 0U) << e.what();
+  }
+  // 500 levels inside an object are still read.
+  const std::string fine = R"({"kind":"Node","metadata":{"name":"n"},"x":)" +
+                           std::string(500, '[') + std::string(500, ']') + "}";
+  EXPECT_EQ(FileClusterState::from_text(fine, "fine.json")->nodes().size(), 1U);
+}
+
+TEST(FileCluster, RefusesAYamlSnapshotWhoseAliasesExpandPastItsBudget) {
+  std::string yaml = "kind: Node\nmetadata:\n  name: n\nl0: &l0 [xxxxxxxx]\n";
+  for (int level = 1; level <= 9; ++level) {
+    const std::string prev = "*l" + std::to_string(level - 1);
+    yaml += "l" + std::to_string(level) + ": &l" + std::to_string(level) + " [" + prev;
+    for (int i = 1; i < 10; ++i)
+      yaml += ", " + prev;
+    yaml += "]\n";
+  }
+  try {
+    FileClusterState::from_text(yaml, "bomb.yaml");
+    FAIL();
+  } catch (const SnapshotError& e) {
+    // 8 × the YAML's size plus 1 MiB.
+    const std::string budget = std::to_string(8 * yaml.size() + 1024 * 1024);
+    EXPECT_NE(std::string(e.what()).find(": converts to more than " + budget + " bytes of JSON"),
+              std::string::npos)
+        << e.what();
+  }
+}
+
+TEST(FileCluster, RefusesAYamlSnapshotTheParserCannotAdvanceIn) {
+  // yaml-cpp 0.7's LoadAll looped on a lone comma, allocating without end.
+  try {
+    FileClusterState::from_text("kind: Namespace\nmetadata: {name: a}\n---\n,\n", "comma.yaml");
+    FAIL();
+  } catch (const SnapshotError& e) {
+    EXPECT_STREQ(e.what(),
+                 "comma.yaml: invalid YAML: yaml-cpp: error at line 4, column 1: "
+                 "expected a YAML value here");
+  }
+}
+
+TEST(FileCluster, LoadsAYamlStreamOfManySmallDocuments) {
+  std::string yaml;
+  for (int i = 0; i < 3000; ++i)
+    yaml += "---\nkind: Namespace\nmetadata: {name: ns-" + std::to_string(i) + "}\n";
+  EXPECT_EQ(FileClusterState::from_text(yaml, "many.yaml")->namespaces().size(), 3000U);
+}
+
+TEST(FileCluster, LoadsASnapshotFileLargerThanOneReadChunk) {
+  // 400 nodes of ~600 bytes: several 64 KiB reads.
+  std::string text = R"({"kind":"NodeList","items":[)";
+  for (int i = 0; i < 400; ++i) {
+    if (i > 0)
+      text += ',';
+    text += R"({"metadata":{"name":"node-)" + std::to_string(i) + R"(","labels":{"pad":")" +
+            std::string(560, 'x') + R"("}}})";
+  }
+  text += "]}";
+  ASSERT_GT(text.size(), 3U * 64 * 1024);
+  const std::filesystem::path file = std::filesystem::temp_directory_path() /
+                                     ("hami-file-cluster-" + std::to_string(::getpid()) + ".json");
+  {
+    std::ofstream out(file, std::ios::binary);
+    out << text;
+  }
+  const auto state = FileClusterState::load(file);
+  std::filesystem::remove(file);
+  EXPECT_EQ(state->nodes().size(), 400U);
+  ASSERT_NE(state->node("node-399"), nullptr);
+  EXPECT_EQ(state->node("node-399")->label("pad"), std::string(560, 'x'));
+  try {
+    FileClusterState::load(file);
+    FAIL();
+  } catch (const SnapshotError& e) {
+    EXPECT_EQ(std::string(e.what()), file.string() + ": cannot open the cluster snapshot");
+  }
 }
 
 TEST(FileCluster, PatchPodMetadataSetsAndRemovesAndBumpsRevision) {
