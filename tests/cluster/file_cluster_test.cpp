@@ -10,6 +10,8 @@
 #include <thread>
 #include <vector>
 
+#include "../support/yaml_alias_bomb.hpp"
+
 namespace {
 
 using namespace hami::cluster;
@@ -279,14 +281,7 @@ TEST(FileCluster, RefusesSnapshotsNestingDeeperThanTheParsersBound) {
 }
 
 TEST(FileCluster, RefusesAYamlSnapshotWhoseAliasesExpandPastItsBudget) {
-  std::string yaml = "kind: Node\nmetadata:\n  name: n\nl0: &l0 [xxxxxxxx]\n";
-  for (int level = 1; level <= 9; ++level) {
-    const std::string prev = "*l" + std::to_string(level - 1);
-    yaml += "l" + std::to_string(level) + ": &l" + std::to_string(level) + " [" + prev;
-    for (int i = 1; i < 10; ++i)
-      yaml += ", " + prev;
-    yaml += "]\n";
-  }
+  const std::string yaml = hami::testing::yaml_alias_bomb("kind: Node\nmetadata:\n  name: n\n");
   try {
     FileClusterState::from_text(yaml, "bomb.yaml");
     FAIL();

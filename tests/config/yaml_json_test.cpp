@@ -3,6 +3,7 @@
 
 #include <gtest/gtest.h>
 
+#include "../support/yaml_alias_bomb.hpp"
 #include "config/config_error.hpp"
 
 namespace hami::test {
@@ -65,14 +66,7 @@ TEST(YamlJson, RecursiveAliasIsRejected) {
 
 TEST(YamlJson, AliasExpansionIsBoundedByTheOutputSize) {
   // Nine levels of ten aliases each stand for 10^9 strings.
-  std::string yaml = "l0: &l0 [xxxxxxxx]\n";
-  for (int level = 1; level <= 9; ++level) {
-    const std::string prev = "*l" + std::to_string(level - 1);
-    yaml += "l" + std::to_string(level) + ": &l" + std::to_string(level) + " [" + prev;
-    for (int i = 1; i < 10; ++i)
-      yaml += ", " + prev;
-    yaml += "]\n";
-  }
+  const std::string yaml = testing::yaml_alias_bomb("");
   try {
     config::yaml_to_json(YAML::Load(yaml), "bomb.yaml", "p", 4096);
     FAIL();
