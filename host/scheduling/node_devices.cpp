@@ -110,7 +110,7 @@ uint64_t NodeDevices::fingerprint(std::span<const host::DevicePluginHandle> plug
 std::shared_ptr<const NodeDevices> NodeDevices::decode(
     std::span<const host::DevicePluginHandle> plugins, const k8s::NodeModel& node,
     const NodeDevices* previous) {
-  std::shared_ptr<NodeDevices> out(new NodeDevices());
+  auto out = std::make_shared<NodeDevices>(Key{});
   out->name_ = std::string(node.name());
   out->fingerprint_ = fingerprint(plugins, node);
   out->vendors_.resize(plugins.size());

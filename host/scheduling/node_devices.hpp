@@ -40,8 +40,15 @@ struct VendorDevices {
 };
 
 class NodeDevices {
+  // Only decode() builds one; the key lets make_shared call the constructor.
+  struct Key {
+    explicit Key() = default;
+  };
+
  public:
   static constexpr size_t npos = static_cast<size_t>(-1);
+
+  explicit NodeDevices(Key) {}
 
   // Asks every device plugin to decode `node`. A vendor whose registration
   // is malformed keeps the devices `previous` had for it (HAMi keeps its
@@ -70,7 +77,6 @@ class NodeDevices {
   size_t device_count() const;
 
  private:
-  NodeDevices() = default;
   std::string name_;
   uint64_t fingerprint_ = 0;
   bool registered_ = false;
