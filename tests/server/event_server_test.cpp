@@ -260,6 +260,11 @@ TEST_F(EventServerTest, InlineRoutesAreServedWhileAWorkerHandlerWaits) {
     ASSERT_TRUE(raw.has_value()) << conn->error();
     EXPECT_EQ(parse_response(*raw).body, "pong");
   }
+  // A request leaves the count once its answer is written, which the client
+  // may see before the loop has recorded it: wait (bounded) for the pings'.
+  const auto until = std::chrono::steady_clock::now() + 5s;
+  while (srv->server().in_flight() != 1 && std::chrono::steady_clock::now() < until)
+    std::this_thread::sleep_for(1ms);
   EXPECT_EQ(srv->server().in_flight(), 1);
   gate.release.set_value();
   const auto raw = slow->read_response();
