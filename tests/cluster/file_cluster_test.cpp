@@ -204,6 +204,16 @@ TEST(FileCluster, KeepsObjectsAsCompactNormalisedJsonThroughWrites) {
             R"("nodeName":"n1"}}]})");
 }
 
+TEST(FileCluster, ReadsZeroWithAnExponent) {
+  // RapidJSON 1.1.0's full-precision mode computed __builtin_clzll(0) on
+  // these (undefined; UBSan stops the sanitizer build).
+  const auto state = FileClusterState::from_text(
+      R"({"kind":"Node","metadata":{"name":"n"},"x":[0e44,-0E44,0.000e-30,2.5e3]})", "zero.json");
+  EXPECT_EQ(state->to_json(), R"({"apiVersion":"v1","kind":"List","items":[)"
+                              R"({"kind":"Node","metadata":{"name":"n","resourceVersion":"1"},)"
+                              R"("x":[0.0,-0.0,0.0,2500.0]}]})");
+}
+
 TEST(FileCluster, StoresTheKindAnObjectWasTakenFor) {
   // Items of a PodList whose own kind is not a usable string are Pods; the
   // dump says so, or loading it again would drop them.
