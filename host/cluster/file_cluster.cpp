@@ -120,10 +120,19 @@ std::optional<uint64_t> numeric(std::string_view text) {
   return v;
 }
 
+// A value the JSON writer cannot spell: RapidJSON's default number parsing
+// reads some numbers just past the largest double (1.7976931348623159e308)
+// as infinity instead of refusing them, and the writer then stops mid-text.
+class NotRepresentable : public std::runtime_error {
+ public:
+  NotRepresentable() : std::runtime_error("a number is beyond the range of a double") {}
+};
+
 std::string to_compact_json(const Value& v) {
   rapidjson::StringBuffer buffer;
   rapidjson::Writer<rapidjson::StringBuffer> writer(buffer);
-  v.Accept(writer);
+  if (!v.Accept(writer))
+    throw NotRepresentable();
   return {buffer.GetString(), buffer.GetSize()};
 }
 
@@ -392,6 +401,8 @@ void FileClusterState::add_object(Value& object, Allocator& a, std::string_view 
       namespaces_.insert_or_assign(name, std::move(stored));
     }
   } catch (const k8s::ObjectError& e) {
+    throw SnapshotError(context + ": " + e.what());
+  } catch (const NotRepresentable& e) {
     throw SnapshotError(context + ": " + e.what());
   }
 }

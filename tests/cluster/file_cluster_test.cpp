@@ -214,6 +214,22 @@ TEST(FileCluster, ReadsZeroWithAnExponent) {
                               R"("x":[0.0,-0.0,0.0,2500.0]}]})");
 }
 
+TEST(FileCluster, RefusesANumberReadAsInfinity) {
+  // RapidJSON reads these as infinity without an error; the object was
+  // stored as broken, truncated JSON ("x":[1.7976931348623157e308,).
+  for (const char* number : {"1.7976931348623159e308", "1.7976931348623157e324"}) {
+    try {
+      FileClusterState::from_text(
+          std::string(R"({"kind":"Node","metadata":{"name":"n"},"x":[1.7976931348623157e308,)") +
+              number + "]}",
+          "inf.json");
+      FAIL() << number;
+    } catch (const SnapshotError& e) {
+      EXPECT_STREQ(e.what(), "inf.json: Node n: a number is beyond the range of a double");
+    }
+  }
+}
+
 TEST(FileCluster, StoresTheKindAnObjectWasTakenFor) {
   // Items of a PodList whose own kind is not a usable string are Pods; the
   // dump says so, or loading it again would drop them.
