@@ -12,6 +12,7 @@
 #include <bit>
 #include <cstdint>
 #include <cstring>
+#include <functional>
 
 #include "extender/json_skip.hpp"
 #include "extender/string_scan.hpp"
@@ -642,6 +643,34 @@ namespace {
 
 std::string encode_filter_result_fields(const FilterResultOut& r);
 
+// The bytes of `source` between `first` and `second` when both lie in it,
+// `second` after `first`, and those bytes are JSON whitespace around a
+// single comma: what separates two consecutive elements of an array.
+// Empty otherwise.
+std::string_view separator_between(std::string_view source, std::string_view first,
+                                   std::string_view second) {
+  const auto at = [&source](std::string_view piece) {
+    const std::less_equal<const char*> le;
+    const char* const end = source.data() + source.size();
+    return le(source.data(), piece.data()) && le(piece.data() + piece.size(), end);
+  };
+  if (source.empty() || !at(first) || !at(second))
+    return {};
+  const char* const from = first.data() + first.size();
+  if (!std::less<const char*>()(from, second.data()))
+    return {};
+  const std::string_view gap(from, static_cast<size_t>(second.data() - from));
+  bool comma = false;
+  for (const char c : gap) {
+    if (c == ',' && !comma) {
+      comma = true;
+    } else if (c != ' ' && c != '\n' && c != '\r' && c != '\t') {
+      return {};
+    }
+  }
+  return comma ? gap : std::string_view();
+}
+
 }  // namespace
 
 EncodedFilterResult encode_filter_result_parts(const FilterResultOut& r) {
@@ -671,13 +700,13 @@ EncodedFilterResult encode_filter_result_parts(const FilterResultOut& r) {
   for (size_t i = 0; i < r.node_texts->size(); ++i) {
     const std::string_view text = (*r.node_texts)[i];
     if (i > 0) {
-      // Items that follow each other in the request, separated by exactly
-      // ",", become one view: when every node fits, the reply's items are
-      // a single slice of the request and are written without staging.
+      // Items that follow each other in the request become one view: when
+      // every node fits, the reply's items are a single slice of the
+      // request and are written without staging.
       std::string_view& previous = out.views.back();
-      const char* gap = previous.data() + previous.size();
-      if (gap + 1 == text.data() && *gap == ',') {
-        previous = std::string_view(previous.data(), previous.size() + 1 + text.size());
+      const std::string_view gap = separator_between(r.node_texts_source, previous, text);
+      if (!gap.empty()) {
+        previous = std::string_view(previous.data(), previous.size() + gap.size() + text.size());
         continue;
       }
       out.views.push_back(kComma);

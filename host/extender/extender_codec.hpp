@@ -95,6 +95,10 @@ struct FilterResultOut {
       node_items;  // write {"metadata":{},"items":[...]}
   // The same, each item given as raw JSON text (echoed byte for byte).
   std::optional<std::vector<std::string_view>> node_texts;
+  // The text node_texts lie in (the request body), when they all do: two
+  // texts that follow each other in it, with only whitespace and one comma
+  // between them, are written as one slice of it, separator included.
+  std::string_view node_texts_source;
   // The NodeList given as raw JSON text (echoed byte for byte).
   std::optional<std::string_view> nodes_text;
   std::optional<std::vector<std::string>> node_names;

@@ -195,6 +195,7 @@ Reply ExtenderService::run_filter(std::string body, Trace& trace) const {
         for (const size_t i : result.fit)
           fit.push_back(args.node_texts[item_index[i]]);
         out.node_texts = std::move(fit);
+        out.node_texts_source = args.body;
       }
       out.failed = result.failed;
       out.unresolvable.merge(std::map<std::string, std::string>(result.unresolvable));

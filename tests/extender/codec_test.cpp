@@ -213,6 +213,38 @@ TEST(ExtenderCodec, LocatesNodeItemTextsForByteExactEcho) {
   }
 }
 
+TEST(ExtenderCodec, ConsecutiveItemTextsAreEchoedAsOneSliceOfTheBody) {
+  const std::string body =
+      "{\"Nodes\":{\"items\":[{\"a\":1} ,\n\t{\"b\":2}, {\"c\":3},{\"d\":4}]}}";
+  const ExtenderArgs args = decode_extender_args(body, NodeFields::model);
+  ASSERT_EQ(args.node_texts.size(), 4u);
+  const auto parts_of = [&](std::vector<size_t> fit, std::string_view source) {
+    FilterResultOut out;
+    out.node_texts.emplace();
+    for (const size_t i : fit)
+      out.node_texts->push_back(args.node_texts[i]);
+    out.node_texts_source = source;
+    return encode_filter_result_parts(out);
+  };
+  const std::string tail =
+      R"(]},"NodeNames":null,"FailedNodes":null,"FailedAndUnresolvableNodes":null,"Error":""})";
+  // Whitespace around the comma is part of the slice, as sent.
+  const EncodedFilterResult all = parts_of({0, 1, 2, 3}, args.body);
+  ASSERT_EQ(all.views.size(), 1u);
+  EXPECT_EQ(all.views[0], "{\"a\":1} ,\n\t{\"b\":2}, {\"c\":3},{\"d\":4}");
+  EXPECT_EQ(all.trailer, tail);
+  // A node left out, or an order that is not the body's, splits the slice.
+  const EncodedFilterResult gap = parts_of({0, 2, 3}, args.body);
+  EXPECT_EQ(gap.views, (std::vector<std::string_view>{R"({"a":1})", ",", R"({"c":3},{"d":4})"}));
+  const EncodedFilterResult reversed = parts_of({1, 0}, args.body);
+  EXPECT_EQ(reversed.views, (std::vector<std::string_view>{R"({"b":2})", ",", R"({"a":1})"}));
+  // Without the source the texts are never joined through bytes between them.
+  const EncodedFilterResult unsourced = parts_of({2, 3}, {});
+  EXPECT_EQ(unsourced.views, (std::vector<std::string_view>{R"({"c":3})", ",", R"({"d":4})"}));
+  EXPECT_EQ(unsourced.joined(), R"({"Nodes":{"metadata":{},"items":[{"c":3},{"d":4})" + tail);
+  EXPECT_EQ(parts_of({2, 3}, args.body).joined(), unsourced.joined());
+}
+
 TEST(ExtenderCodec, ItemTextsComeFromTheWinningNodesAndItems) {
   // Later duplicates win: the texts are those of the last Nodes object's
   // last items array, whatever came before.
