@@ -7,7 +7,7 @@ set -euo pipefail
 packages=(
   cmake g++ make pkg-config
   libpoco-dev libboost-dev libboost-filesystem-dev rapidjson-dev libyaml-cpp-dev libssl-dev
-  libgtest-dev libgmock-dev googletest nlohmann-json3-dev libbenchmark-dev
+  libxxhash-dev libgtest-dev libgmock-dev googletest nlohmann-json3-dev libbenchmark-dev
   clang-14 libclang-rt-14-dev
   curl openssl wrk prometheus
   python3 python3-yaml systemd dpkg-dev

@@ -2,6 +2,8 @@
 
 #include <functional>
 
+#include "platform/text_hash.hpp"
+
 namespace hami::scheduling {
 
 namespace {
@@ -71,9 +73,7 @@ void HealthLoop::run() {
 
 uint64_t HealthLoop::node_fingerprint(const k8s::NodeModel& node) const {
   uint64_t h = 0;
-  const auto mix = [&h](std::string_view s) {
-    h ^= std::hash<std::string_view>{}(s) + 0x9e3779b97f4a7c15ull + (h << 6) + (h >> 2);
-  };
+  const auto mix = [&h](std::string_view s) { platform::hash_append(h, s); };
   for (const auto& plugin : scheduler_.devices()) {
     const std::string& key = plugin.description().register_annotation;
     const auto value = node.annotation(key);

@@ -4,6 +4,7 @@
 #include <cctype>
 
 #include "cluster/node_lock.hpp"
+#include "platform/text_hash.hpp"
 #include "plugins/plugin_errors.hpp"
 
 namespace hami::scheduling {
@@ -84,13 +85,8 @@ size_t VendorDevices::find(std::string_view id) const {
 
 uint64_t NodeDevices::fingerprint(std::span<const host::DevicePluginHandle> plugins,
                                   const k8s::NodeModel& node) {
-  // Hashes of each key and value, mixed in order (boost::hash_combine's
-  // recipe); std::hash reads 8 bytes at a time, and full-Nodes calls hash
-  // a thousand 2 KB registrations.
   uint64_t h = 0;
-  const auto mix = [&h](std::string_view s) {
-    h ^= std::hash<std::string_view>{}(s) + 0x9e3779b97f4a7c15ull + (h << 6) + (h >> 2);
-  };
+  const auto mix = [&h](std::string_view s) { platform::hash_append(h, s); };
   for (const hami_kv& kv : node.annotations()) {
     const std::string_view key(kv.key.ptr, kv.key.len);
     if (key == cluster::kNodeLockAnnotation)
