@@ -95,7 +95,7 @@ SchedulerHost::SchedulerHost(const config::HostConfig& config, const log::Logger
   observer.bound = [&events](std::string_view error) { events.record_bind(error); };
   extender::register_extender_routes(*router, *extender_->scheduler,
                                      config.server.extender_body_limit, &logger_,
-                                     std::move(observer));
+                                     std::move(observer), config.server.extender_node_cache_bytes);
   if (const auto* policy = registry_.admission()) {
     admission::AdmissionSettings settings;
     settings.scheduler_name = config.scheduler.name;

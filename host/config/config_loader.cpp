@@ -81,9 +81,10 @@ void validate_tls(const YamlReader& r, const TlsConfig& tls) {
 }
 
 void read_server(const YamlReader& r, const YAML::Node& node, ServerConfig& out) {
-  r.expect_mapping(node, "server",
-                   {"readTimeoutSeconds", "keepAliveTimeoutSeconds", "maxThreads", "maxQueued",
-                    "shutdownGraceSeconds", "webhookBodyLimit", "extenderBodyLimit"});
+  r.expect_mapping(
+      node, "server",
+      {"readTimeoutSeconds", "keepAliveTimeoutSeconds", "maxThreads", "maxQueued",
+       "shutdownGraceSeconds", "webhookBodyLimit", "extenderBodyLimit", "extenderNodeCacheBytes"});
   if (node.IsNull())
     return;
   const auto int_key = [&](const char* key, int& field, int64_t min) {
@@ -103,6 +104,10 @@ void read_server(const YamlReader& r, const YAML::Node& node, ServerConfig& out)
   int_key("shutdownGraceSeconds", out.shutdown_grace_seconds, 0);
   size_key("webhookBodyLimit", out.webhook_body_limit);
   size_key("extenderBodyLimit", out.extender_body_limit);
+  if (const auto n = node["extenderNodeCacheBytes"]) {
+    out.extender_node_cache_bytes = static_cast<size_t>(
+        r.integer(n, join_path("server", "extenderNodeCacheBytes"), 0, kMaxBodyLimit));
+  }
 }
 
 // One plugin entry; `config_json` is left empty when the entry has no inline

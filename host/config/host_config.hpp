@@ -42,6 +42,10 @@ struct ServerConfig {
   int shutdown_grace_seconds = 10;
   std::size_t webhook_body_limit = 3u * 1024u * 1024u;
   std::size_t extender_body_limit = 64u * 1024u * 1024u;
+  // Memory for Node objects of full-Nodes extender calls kept to be reused
+  // by later calls that send the same bytes (extender::NodeObjectCache);
+  // 0 turns the reuse off.
+  std::size_t extender_node_cache_bytes = 64u * 1024u * 1024u;
 };
 
 struct PluginEntry {

@@ -259,6 +259,14 @@ class BodyStream {
     resume_ = resume;
     src_ = kStandIn;
   }
+  // Makes the reader, just inside an object, see it close at once and then
+  // go on at `resume` (past the object's own '}'): the handler took the
+  // object from the node cache. The handler calls resume() at its end.
+  void stand_in_close(const Ch* resume) {
+    static constexpr char kStandIn[] = "}";
+    resume_ = resume;
+    src_ = kStandIn;
+  }
   bool standing_in() const {
     return resume_ != nullptr;
   }
@@ -315,6 +323,8 @@ class ArgsHandler {
   struct Range {
     size_t begin = 0;
     size_t end = 0;
+    // The node cache's entry for the text, when it had one.
+    const NodeObjectCache::Entry* known;
   };
   // One top-level Nodes object: its text and each of its "items" arrays'
   // element texts, in body order.
@@ -323,8 +333,14 @@ class ArgsHandler {
     std::vector<std::vector<Range>> items;
   };
 
-  ArgsHandler(rapidjson::Document& doc, BodyStream& in, Dropping& dropping, NodeFields fields)
-      : doc_(doc), in_(in), dropping_(dropping), fields_(fields) {}
+  // `cache` (optional) is consulted with NodeFields::model only.
+  ArgsHandler(rapidjson::Document& doc, BodyStream& in, Dropping& dropping, NodeFields fields,
+              const NodeObjectCache::Snapshot* cache)
+      : doc_(doc),
+        in_(in),
+        dropping_(dropping),
+        fields_(fields),
+        cache_(fields == NodeFields::model ? cache : nullptr) {}
 
   std::vector<NodeListText>& node_lists() { return node_lists_; }
 
@@ -450,7 +466,7 @@ class ArgsHandler {
       if (parent.role == Role::items) {
         // Every element gets a slot so that slot i is element i; only
         // objects are nodes, anything else fails the decode.
-        node_lists_.back().items.back().push_back({container ? in_.Tell() - 1 : 0, 0});
+        node_lists_.back().items.back().push_back({container ? in_.Tell() - 1 : 0, 0, nullptr});
         role = Role::item;
       }
     }
@@ -486,10 +502,21 @@ class ArgsHandler {
     }
     const Role role = enter_value(true, object);
     if (role == Role::node_list)
-      node_lists_.push_back({{in_.Tell() - 1, 0}, {}});
+      node_lists_.push_back({{in_.Tell() - 1, 0, nullptr}, {}});
     else if (role == Role::items)
       node_lists_.back().items.emplace_back();
     frames_.push_back({role, !object});
+    if (role == Role::item && cache_ != nullptr) {
+      // The reader has taken the item's '{'. A node seen before is passed
+      // over here: the document gets an empty object for it.
+      const char* const begin = in_.cursor() - 1;
+      Range& slot = node_lists_.back().items.back().back();
+      slot.known = cache_->find(begin, in_.end());
+      if (slot.known) {
+        in_.stand_in_close(begin + slot.known->text.size());
+        closing_known_ = true;
+      }
+    }
     return object ? doc_.StartObject() : doc_.StartArray();
   }
 
@@ -498,6 +525,11 @@ class ArgsHandler {
     if (dropping_.depth > 0) {
       --dropping_.depth;
       return true;
+    }
+    if (closing_known_) {
+      // The stand-in '}' of a cached item: back to the body after it.
+      in_.resume();
+      closing_known_ = false;
     }
     const Frame frame = frames_.back();
     frames_.pop_back();
@@ -512,6 +544,8 @@ class ArgsHandler {
   BodyStream& in_;
   Dropping& dropping_;
   const NodeFields fields_;
+  const NodeObjectCache::Snapshot* const cache_;
+  bool closing_known_ = false;
   std::vector<Frame> frames_;
   std::vector<NodeListText> node_lists_;
   Role next_role_ = Role::keep;
@@ -524,7 +558,10 @@ class ArgsHandler {
 
 }  // namespace
 
-ExtenderArgs::ExtenderArgs(std::string text, NodeFields fields) : body(std::move(text)) {
+ExtenderArgs::ExtenderArgs(std::string text, NodeFields fields, const NodeObjectCache* cache)
+    : body(std::move(text)) {
+  if (cache != nullptr && fields == NodeFields::model)
+    node_cache = cache->snapshot();
   // Decoded strings are never longer than their JSON text.
   strings_ = std::make_unique_for_overwrite<char[]>(body.size() + 1);
   // The body's own terminating NUL ends the stream, as the in-situ parse of
@@ -532,7 +569,7 @@ ExtenderArgs::ExtenderArgs(std::string text, NodeFields fields) : body(std::move
   Dropping dropping;
   BodyStream in(body.c_str(), body.size(), strings_.get(), dropping);
   rapidjson::Reader reader;
-  ArgsHandler handler(doc, in, dropping, fields);
+  ArgsHandler handler(doc, in, dropping, fields, node_cache.get());
   auto parse = [&](rapidjson::Document&) {
     return !reader.Parse<rapidjson::kParseInsituFlag>(in, handler).IsError();
   };
@@ -593,8 +630,11 @@ ExtenderArgs::ExtenderArgs(std::string text, NodeFields fields) : body(std::move
       if (ranges.size() != node_items.size())
         throw std::logic_error("ExtenderArgs: node texts out of step with Nodes.items");
       node_texts.reserve(ranges.size());
-      for (const auto& r : ranges)
+      known_nodes.reserve(ranges.size());
+      for (const auto& r : ranges) {
         node_texts.push_back(std::string_view(body).substr(r.begin, r.end - r.begin));
+        known_nodes.push_back(r.known);
+      }
     }
   }
   if (names != nullptr && !names->IsNull()) {
@@ -611,8 +651,9 @@ ExtenderArgs::ExtenderArgs(std::string text, NodeFields fields) : body(std::move
   }
 }
 
-ExtenderArgs decode_extender_args(std::string body, NodeFields fields) {
-  return ExtenderArgs(std::move(body), fields);
+ExtenderArgs decode_extender_args(std::string body, NodeFields fields,
+                                  const NodeObjectCache* cache) {
+  return ExtenderArgs(std::move(body), fields, cache);
 }
 
 ExtenderBindingArgs decode_binding_args(std::string_view body) {

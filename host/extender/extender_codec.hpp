@@ -20,6 +20,8 @@
 #include <string_view>
 #include <vector>
 
+#include "extender/node_object_cache.hpp"
+
 namespace hami::extender {
 
 // A body that is not the expected type. The message reads like Go's
@@ -47,8 +49,12 @@ enum class NodeFields {
 // `doc`, so it can neither be copied nor moved; decode_extender_args returns
 // it by guaranteed copy elision, and callers that hand it on share it.
 struct ExtenderArgs {
-  // Parses `body` (taken, not copied). Throws DecodeError.
-  explicit ExtenderArgs(std::string body, NodeFields fields = NodeFields::all);
+  // Parses `body` (taken, not copied). Throws DecodeError. With
+  // NodeFields::model and a `cache`, a Nodes.items element whose text the
+  // cache holds is not parsed: its document value is an empty object and
+  // known_nodes gives its model.
+  explicit ExtenderArgs(std::string body, NodeFields fields = NodeFields::all,
+                        const NodeObjectCache* cache = nullptr);
   ExtenderArgs(const ExtenderArgs&) = delete;
   ExtenderArgs& operator=(const ExtenderArgs&) = delete;
 
@@ -71,10 +77,17 @@ struct ExtenderArgs {
   // NodeList.
   std::string_view nodes_text;
   std::vector<std::string_view> node_texts;
+  // The node cache as the decode saw it (null without one): it keeps the
+  // entries known_nodes points to.
+  std::shared_ptr<const NodeObjectCache::Snapshot> node_cache;
+  // One per node_items element: the cache's entry for its text, or null
+  // when it was parsed into the document.
+  std::vector<const NodeObjectCache::Entry*> known_nodes;
 };
 
 // Parses an ExtenderArgs body. Throws DecodeError.
-ExtenderArgs decode_extender_args(std::string body, NodeFields fields = NodeFields::all);
+ExtenderArgs decode_extender_args(std::string body, NodeFields fields = NodeFields::all,
+                                  const NodeObjectCache* cache = nullptr);
 
 struct ExtenderBindingArgs {
   std::string pod_name;

@@ -2,6 +2,7 @@
 
 #include <chrono>
 #include <memory>
+#include <span>
 #include <vector>
 
 #include "extender/allocations_report.hpp"
@@ -47,7 +48,8 @@ std::string pod_field(const k8s::PodModel& pod) {
 struct ExtenderService::Trace {
   scheduling::FilterOutcome outcome;
   size_t candidates = 0;
-  std::string pod;  // namespace/name, empty when the pod could not be read
+  size_t known = 0;  // full Nodes taken from the node cache
+  std::string pod;   // namespace/name, empty when the pod could not be read
   std::string uid;
 };
 
@@ -97,6 +99,22 @@ Reply whole(Reply reply) {
 
 }  // namespace
 
+void ExtenderService::remember_nodes(const ExtenderArgs& args,
+                                     std::span<const size_t> items) const {
+  if (node_cache_.budget() == 0)
+    return;
+  try {
+    std::vector<NodeObjectCache::Fresh> fresh;
+    for (const size_t i : items) {
+      if (args.node_texts[i].size() >= NodeObjectCache::kKeyBytes)
+        fresh.push_back({std::string(args.node_texts[i]), k8s::NodeModel(*args.node_items[i])});
+    }
+    node_cache_.remember(std::move(fresh));
+  } catch (const std::bad_alloc&) {
+    // The cache only saves work: the call goes on without it.
+  }
+}
+
 Reply ExtenderService::filter(std::string_view body) const {
   return whole(filter_taking(std::string(body)));
 }
@@ -118,6 +136,7 @@ Reply ExtenderService::filter_taking(std::string body) const {
           {"pod", trace.pod},
           {"uid", trace.uid},
           {"candidates", std::to_string(trace.candidates)},
+          {"cached_nodes", std::to_string(trace.known)},
           {"feasible",
            std::to_string(trace.outcome.passthrough ? trace.candidates : trace.outcome.fit.size())},
           {"duration_ms", log::milliseconds_text(std::chrono::steady_clock::now() - started)}};
@@ -140,7 +159,7 @@ Reply ExtenderService::run_filter(std::string body, Trace& trace) const {
   try {
     // Shared: a reply echoing nodes keeps it until the answer is written.
     const auto shared = std::shared_ptr<const ExtenderArgs>(
-        std::make_shared<ExtenderArgs>(std::move(body), NodeFields::model));
+        std::make_shared<ExtenderArgs>(std::move(body), NodeFields::model, &node_cache_));
     const ExtenderArgs& args = *shared;
     if (args.pod == nullptr)
       return fail(200, "extender args missing pod");
@@ -156,15 +175,27 @@ Reply ExtenderService::run_filter(std::string body, Trace& trace) const {
     FilterResultOut out;
     if (args.nodes != nullptr) {
       // Full Nodes mode (nodeCacheCapable: false).
-      std::vector<k8s::NodeModel> models;
-      std::vector<size_t> item_index;  // model → position in Nodes.items
-      models.reserve(args.node_items.size());
-      item_index.reserve(args.node_items.size());
-      for (size_t i = 0; i < args.node_items.size(); ++i) {
+      const size_t count = args.node_items.size();
+      std::vector<k8s::NodeModel> models;  // reserved: `nodes` points into it
+      std::vector<const k8s::NodeModel*> nodes;
+      std::vector<size_t> item_index;  // nodes[k] is Nodes.items[item_index[k]]
+      std::vector<size_t> parsed;      // items modelled from the document
+      models.reserve(count);
+      nodes.reserve(count);
+      item_index.reserve(count);
+      for (size_t i = 0; i < count; ++i) {
+        if (const auto& known = args.known_nodes[i]) {
+          nodes.push_back(&known->model);
+          item_index.push_back(i);
+          ++trace.known;
+          continue;
+        }
         try {
           // The models live only while `args` does.
           models.emplace_back(*args.node_items[i], k8s::NodeModel::Borrowing{});
+          nodes.push_back(&models.back());
           item_index.push_back(i);
+          parsed.push_back(i);
         } catch (const k8s::ObjectError& e) {
           std::string name = node_item_name(*args.node_items[i]);
           if (name.empty())
@@ -172,10 +203,7 @@ Reply ExtenderService::run_filter(std::string body, Trace& trace) const {
           out.unresolvable[name] = std::string("invalid Node: ") + e.what();
         }
       }
-      std::vector<const k8s::NodeModel*> nodes;
-      nodes.reserve(models.size());
-      for (const auto& m : models)
-        nodes.push_back(&m);
+      remember_nodes(args, parsed);
       trace.candidates = args.node_items.size();
       scheduling::FilterOutcome& result = trace.outcome;
       result = scheduler_.filter(*pod, nodes);
@@ -234,14 +262,17 @@ Reply ExtenderService::prioritize_taking(std::string body) const {
   if (body.empty())
     return {400, server::error_body("empty request body")};
   try {
-    const ExtenderArgs args(std::move(body), NodeFields::model);
+    const ExtenderArgs args(std::move(body), NodeFields::model, &node_cache_);
     if (args.pod == nullptr)
       return {400, server::error_body("extender args missing pod")};
     const k8s::PodModel pod(*args.pod);
     std::vector<std::string> names;
     if (args.nodes != nullptr) {
-      for (const rapidjson::Value* item : args.node_items)
-        names.push_back(node_item_name(*item));
+      for (size_t i = 0; i < args.node_items.size(); ++i) {
+        const auto& known = args.known_nodes[i];
+        names.push_back(known ? std::string(known->model.name())
+                              : node_item_name(*args.node_items[i]));
+      }
     } else if (args.node_names) {
       names = *args.node_names;
     }
@@ -290,8 +321,9 @@ Reply ExtenderService::bind(std::string_view body) const {
 
 void register_extender_routes(server::Router& router, scheduling::Scheduler& scheduler,
                               std::size_t body_limit, const log::Logger* logger,
-                              ExtenderObserver observer) {
-  const auto service = std::make_shared<ExtenderService>(scheduler, logger, std::move(observer));
+                              ExtenderObserver observer, std::size_t node_cache_bytes) {
+  const auto service =
+      std::make_shared<ExtenderService>(scheduler, logger, std::move(observer), node_cache_bytes);
   // The handlers take the request body: a full-Nodes body is megabytes,
   // parsed where it lies and echoed from there.
   const auto route = [&](const char* path, Reply (ExtenderService::*verb)(std::string) const,

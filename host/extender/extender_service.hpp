@@ -18,11 +18,13 @@
 #include <cstddef>
 #include <functional>
 #include <memory>
+#include <span>
 #include <string>
 #include <string_view>
 #include <utility>
 #include <vector>
 
+#include "extender/node_object_cache.hpp"
 #include "scheduling/scheduler.hpp"
 
 namespace hami::server {
@@ -30,6 +32,8 @@ class Router;
 }
 
 namespace hami::extender {
+
+struct ExtenderArgs;
 
 // The answer sent is `body` then every view of `tail`, which point into
 // what `keep` owns (the request body, for echoed nodes).
@@ -58,10 +62,22 @@ struct ExtenderObserver {
 // as a whole), bind at info (warn when it failed).
 class ExtenderService {
  public:
-  // `scheduler` (and `logger`, if set) must outlive the service.
+  // What the node cache may hold by default (server.extenderNodeCacheBytes).
+  static constexpr std::size_t kDefaultNodeCacheBytes = std::size_t{64} << 20;
+
+  // `scheduler` (and `logger`, if set) must outlive the service. Full-Nodes
+  // calls keep the Node objects they parse in a NodeObjectCache of
+  // `node_cache_bytes` (0: none), so that later calls sending the same
+  // objects do not parse them again.
   explicit ExtenderService(scheduling::Scheduler& scheduler, const log::Logger* logger = nullptr,
-                           ExtenderObserver observer = {})
-      : scheduler_(scheduler), logger_(logger), observer_(std::move(observer)) {}
+                           ExtenderObserver observer = {},
+                           std::size_t node_cache_bytes = kDefaultNodeCacheBytes)
+      : scheduler_(scheduler),
+        logger_(logger),
+        observer_(std::move(observer)),
+        node_cache_(node_cache_bytes) {}
+
+  const NodeObjectCache& node_cache() const { return node_cache_; }
 
   // The verbs on a body they copy; the reply is whole (`tail` empty).
   Reply filter(std::string_view body) const;
@@ -78,16 +94,21 @@ class ExtenderService {
  private:
   struct Trace;
   Reply run_filter(std::string body, Trace& trace) const;
+  // Puts these Nodes.items (modelled from the document) into the cache.
+  void remember_nodes(const ExtenderArgs& args, std::span<const size_t> items) const;
 
   scheduling::Scheduler& scheduler_;
   const log::Logger* logger_;
   ExtenderObserver observer_;
+  // Internally synchronised; filled by const calls.
+  mutable NodeObjectCache node_cache_;
 };
 
 // Adds POST /filter, /schedule, /prioritize, /bind and GET /allocations.
 // `scheduler` must outlive the router.
-void register_extender_routes(server::Router& router, scheduling::Scheduler& scheduler,
-                              std::size_t body_limit, const log::Logger* logger = nullptr,
-                              ExtenderObserver observer = {});
+void register_extender_routes(
+    server::Router& router, scheduling::Scheduler& scheduler, std::size_t body_limit,
+    const log::Logger* logger = nullptr, ExtenderObserver observer = {},
+    std::size_t node_cache_bytes = ExtenderService::kDefaultNodeCacheBytes);
 
 }  // namespace hami::extender

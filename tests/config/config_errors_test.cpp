@@ -43,7 +43,7 @@ TEST_F(ConfigErrors, UnknownNestedKey) {
   EXPECT_EQ(error_of(kMinimal + "server:\n  maxThread: 4\n"),
             "cfg.yaml: server.maxThread: unknown key (expected one of: readTimeoutSeconds, "
             "keepAliveTimeoutSeconds, maxThreads, maxQueued, shutdownGraceSeconds, "
-            "webhookBodyLimit, extenderBodyLimit)");
+            "webhookBodyLimit, extenderBodyLimit, extenderNodeCacheBytes)");
 }
 
 TEST_F(ConfigErrors, UnknownKeyInPluginEntry) {
@@ -82,6 +82,10 @@ TEST_F(ConfigErrors, IntegerTooLarge) {
   EXPECT_EQ(error_of(kMinimal + "server:\n  webhookBodyLimit: 2147483648\n"),
             "cfg.yaml: server.webhookBodyLimit: expected an integer from 1 to 1073741824, got "
             "\"2147483648\"");
+  EXPECT_EQ(
+      error_of(kMinimal + "server:\n  extenderNodeCacheBytes: -1\n"),
+      "cfg.yaml: server.extenderNodeCacheBytes: expected an integer from 0 to 1073741824, got "
+      "\"-1\"");
 }
 
 TEST_F(ConfigErrors, GraceMayBeZeroButNotNegative) {

@@ -20,6 +20,7 @@ TEST_F(ConfigValues, Defaults) {
   EXPECT_EQ(cfg.server.shutdown_grace_seconds, 10);
   EXPECT_EQ(cfg.server.webhook_body_limit, 3145728u);
   EXPECT_EQ(cfg.server.extender_body_limit, 67108864u);
+  EXPECT_EQ(cfg.server.extender_node_cache_bytes, 67108864u);
   EXPECT_EQ(cfg.plugins.count(), 0u);
   EXPECT_EQ(cfg.scheduler.name, "hami-scheduler");
   EXPECT_EQ(cfg.scheduler.node_policy, "binpack");
@@ -51,6 +52,7 @@ server:
   shutdownGraceSeconds: 7
   webhookBodyLimit: 8
   extenderBodyLimit: 9
+  extenderNodeCacheBytes: 0
 plugins:
   directory: ../plugins
   allowWritable: true
@@ -85,6 +87,7 @@ log:
   EXPECT_EQ(cfg.server.shutdown_grace_seconds, 7);
   EXPECT_EQ(cfg.server.webhook_body_limit, 8u);
   EXPECT_EQ(cfg.server.extender_body_limit, 9u);
+  EXPECT_EQ(cfg.server.extender_node_cache_bytes, 0u);
   EXPECT_EQ(cfg.plugins.directory, dir.parent_path() / "plugins");
   EXPECT_TRUE(cfg.plugins.allow_writable);
   ASSERT_TRUE(cfg.plugins.admission.has_value());

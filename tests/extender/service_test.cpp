@@ -188,6 +188,57 @@ TEST_F(Service, FilterErrorsStayHttp200) {
   EXPECT_EQ(service.filter("").status, 400);
 }
 
+// Full Node objects of more than NodeObjectCache::kKeyBytes bytes, whose
+// registration comes after their first kKeyBytes.
+std::string cached_node(const std::string& name, int devmem) {
+  return R"({"metadata":{"name":")" + name + R"(","annotations":{"example.com/note":")" +
+         std::string(extender::NodeObjectCache::kKeyBytes, 'n') +
+         R"(","hami.io/node-nvidia-register":"[{\"id\":\"GPU-)" + name +
+         R"(\",\"count\":10,\"devmem\":)" + std::to_string(devmem) +
+         R"(,\"devcore\":100,\"type\":\"NVIDIA T4\",\"health\":true}]"}},)"
+         R"("status":{"allocatable":{"nvidia.com/gpu":"10"},)"
+         R"("nodeInfo":{"kubeletVersion":"v1.29.4","osImage":"Debian GNU/Linux 12 bookworm"}}})";
+}
+
+std::string cached_nodes_body(const std::string& pod, int x_memory) {
+  return R"({"Pod":)" + pod + R"(,"Nodes":{"metadata":{},"items":[)" +
+         cached_node("gpu-x", x_memory) + "," + cached_node("gpu-y", 2000) +
+         R"(]},"NodeNames":null})";
+}
+
+TEST_F(Service, FullNodesSeenBeforeAreReusedAndAChangedNodeIsReadAgain) {
+  ASSERT_GT(cached_node("gpu-y", 2000).find("devmem"), extender::NodeObjectCache::kKeyBytes);
+  const std::string x_fits =
+      R"({"Nodes":{"metadata":{},"items":[)" + cached_node("gpu-x", 4000) +
+      R"(]},"NodeNames":null,"FailedNodes":{"gpu-y":"1/1 CardInsufficientMemory"},)"
+      R"("FailedAndUnresolvableNodes":null,"Error":""})";
+  EXPECT_EQ(service.filter(cached_nodes_body(kGpuPod, 4000)).body, x_fits);
+  const auto warm = service.node_cache().snapshot();
+  EXPECT_EQ(warm->size(), 2u);
+
+  // The same objects again: the same answer, with nothing new to remember.
+  EXPECT_EQ(service.filter(cached_nodes_body(kGpuPod, 4000)).body, x_fits);
+  EXPECT_EQ(service.node_cache().snapshot(), warm);
+  const std::string prioritized = service.prioritize(cached_nodes_body(kGpuPod, 4000)).body;
+  EXPECT_EQ(prioritized, R"([{"Host":"gpu-x","Score":0},{"Host":"gpu-y","Score":0}])");
+
+  // gpu-x now registers less memory: its new text is read, and it no
+  // longer fits.
+  const std::string none_fit =
+      R"({"Nodes":null,"NodeNames":null,"FailedNodes":{"gpu-x":"1/1 CardInsufficientMemory",)"
+      R"("gpu-y":"1/1 CardInsufficientMemory"},"FailedAndUnresolvableNodes":null,"Error":""})";
+  EXPECT_EQ(service.filter(cached_nodes_body(kGpuPod, 2000)).body, none_fit);
+  EXPECT_EQ(service.node_cache().snapshot()->size(), 2u);
+  EXPECT_EQ(service.filter(cached_nodes_body(kGpuPod, 4000)).body, x_fits);
+
+  // Without the cache the answers are the same.
+  const extender::ExtenderService uncached(*env.scheduler, nullptr, {}, 0);
+  EXPECT_EQ(uncached.filter(cached_nodes_body(kGpuPod, 4000)).body, x_fits);
+  EXPECT_EQ(uncached.filter(cached_nodes_body(kGpuPod, 2000)).body, none_fit);
+  EXPECT_EQ(uncached.prioritize(cached_nodes_body(kGpuPod, 4000)).body, prioritized);
+  EXPECT_EQ(uncached.node_cache().snapshot()->size(), 0u);
+}
+
 TEST_F(Service, PrioritizeScoresZeroToTen) {
   add_pod(pod_json(
       "ml", "busy", "uid-busy", {{{"nvidia.com/gpu", "2"}}}, {},

@@ -3,7 +3,8 @@
 // crash, hang or read out of bounds. Dropping what the models do not read
 // (NodeFields::model, which passes over plainly valid dropped members
 // without the reader) must change neither the outcome, nor the error
-// message, nor the node texts.
+// message, nor the node texts; nor must decoding it again with a node cache
+// holding the nodes the model decode read, whose hits are those texts.
 #include <cstddef>
 #include <cstdint>
 #include <optional>
@@ -12,20 +13,26 @@
 #include <vector>
 
 #include "extender/extender_codec.hpp"
+#include "extender/node_object_cache.hpp"
 #include "k8s/node.hpp"
 #include "k8s/object_error.hpp"
 #include "k8s/pod.hpp"
 
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   const std::string_view body(reinterpret_cast<const char*>(data), size);
-  std::string errors[2];
-  std::optional<std::vector<std::string>> texts[2];
+  std::string errors[3];
+  std::optional<std::vector<std::string>> texts[3];
+  hami::extender::NodeObjectCache cache(std::size_t{1} << 24);
+  std::vector<hami::extender::NodeObjectCache::Fresh> fresh;
   int mode = 0;
-  for (const auto fields : {hami::extender::NodeFields::all, hami::extender::NodeFields::model}) {
+  for (const auto fields : {hami::extender::NodeFields::all, hami::extender::NodeFields::model,
+                            hami::extender::NodeFields::model}) {
     const int m = mode++;
+    if (m == 2)
+      cache.remember(std::move(fresh));
     try {
-      const hami::extender::ExtenderArgs args =
-          hami::extender::decode_extender_args(std::string(body), fields);
+      const hami::extender::ExtenderArgs args = hami::extender::decode_extender_args(
+          std::string(body), fields, m == 2 ? &cache : nullptr);
       if (args.pod != nullptr) {
         try {
           const hami::k8s::PodModel pod(*args.pod);
@@ -33,10 +40,17 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
         } catch (const hami::k8s::ObjectError&) {
         }
       }
-      for (const rapidjson::Value* item : args.node_items) {
+      for (size_t i = 0; i < args.node_items.size(); ++i) {
+        if (args.known_nodes[i] != nullptr) {
+          if (m != 2 || args.known_nodes[i]->text != args.node_texts[i])
+            __builtin_trap();
+          continue;
+        }
         try {
-          const hami::k8s::NodeModel node(*item);
+          hami::k8s::NodeModel node(*args.node_items[i]);
           (void)node.view();
+          if (m == 1)
+            fresh.push_back({std::string(args.node_texts[i]), std::move(node)});
         } catch (const hami::k8s::ObjectError&) {
         }
       }
@@ -54,7 +68,8 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
       errors[m] = e.what();
     }
   }
-  if (errors[0] != errors[1] || texts[0] != texts[1])
+  if (errors[0] != errors[1] || texts[0] != texts[1] || errors[1] != errors[2] ||
+      texts[1] != texts[2])
     __builtin_trap();
   try {
     (void)hami::extender::decode_binding_args(body);

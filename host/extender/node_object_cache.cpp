@@ -1,0 +1,130 @@
+#include "extender/node_object_cache.hpp"
+
+#include <algorithm>
+#include <bit>
+#include <cstring>
+#include <functional>
+#include <unordered_map>
+
+#include "platform/text_hash.hpp"
+
+namespace hami::extender {
+
+namespace {
+
+uint64_t key_of(const char* at) {
+  return platform::text_hash(std::string_view(at, NodeObjectCache::kKeyBytes));
+}
+
+}  // namespace
+
+const NodeObjectCache::Entry* NodeObjectCache::Snapshot::find(const char* at,
+                                                              const char* end) const {
+  if (slots_.empty() || end - at < static_cast<std::ptrdiff_t>(kKeyBytes))
+    return nullptr;
+  const uint64_t key = key_of(at);
+  const auto available = static_cast<std::size_t>(end - at);
+  const std::size_t mask = slots_.size() - 1;
+  // The slot holds the text's address and size: a miss touches no entry,
+  // and a hit only the text it compares.
+  for (std::size_t i = key & mask;; i = (i + 1) & mask) {
+    const Slot& slot = slots_[i];
+    if (slot.text == nullptr)
+      return nullptr;
+    if (slot.key == key && slot.size <= available && std::memcmp(at, slot.text, slot.size) == 0)
+      return slot.entry;
+  }
+}
+
+void NodeObjectCache::Snapshot::index() {
+  // Newest first, so that a key's oldest entries are the ones left out.
+  std::unordered_map<uint64_t, std::size_t> per_key;
+  std::vector<bool> keep(entries_.size(), true);
+  for (std::size_t i = entries_.size(); i-- > 0;) {
+    if (++per_key[key_of(entries_[i]->text.data())] > kMaxPerKey)
+      keep[i] = false;
+  }
+  std::vector<std::shared_ptr<const Entry>> kept;
+  kept.reserve(entries_.size());
+  bytes_ = 0;
+  for (std::size_t i = 0; i < entries_.size(); ++i) {
+    if (keep[i]) {
+      bytes_ += cost_of(entries_[i]->text.size());
+      kept.push_back(std::move(entries_[i]));
+    }
+  }
+  entries_ = std::move(kept);
+  slots_.assign(std::bit_ceil(std::max<std::size_t>(16, 2 * entries_.size())), Slot{});
+  const std::size_t mask = slots_.size() - 1;
+  for (const auto& e : entries_) {
+    const uint64_t key = key_of(e->text.data());
+    std::size_t i = key & mask;
+    while (slots_[i].text != nullptr)
+      i = (i + 1) & mask;
+    slots_[i] = Slot{key, e->text.data(), e->text.size(), e.get()};
+  }
+}
+
+NodeObjectCache::NodeObjectCache(std::size_t budget_bytes)
+    : budget_(budget_bytes), current_(std::make_shared<const Snapshot>()) {}
+
+std::shared_ptr<const NodeObjectCache::Snapshot> NodeObjectCache::snapshot() const {
+  const std::lock_guard lock(mutex_);
+  return current_;
+}
+
+void NodeObjectCache::remember(std::vector<Fresh> nodes) {
+  if (budget_ == 0)
+    return;
+  std::erase_if(nodes, [this](const Fresh& f) {
+    return f.text.size() < kKeyBytes || cost_of(f.text.size()) > budget_;
+  });
+  if (nodes.empty())
+    return;
+  // Calls that remember are the ones that met new nodes: rare once the
+  // cache is warm. Building under the lock keeps two of them from each
+  // dropping the other's nodes.
+  const std::lock_guard lock(mutex_);
+  const Snapshot& current = *current_;
+  std::unordered_map<std::string_view, const Entry*> known;
+  known.reserve(current.entries_.size());
+  for (const auto& e : current.entries_)
+    known[e->model.name()] = e.get();
+  // The last text given for a name wins; a text the cache already holds
+  // (a concurrent call remembered it) is not added again.
+  std::unordered_map<std::string_view, std::size_t> added;
+  for (std::size_t i = 0; i < nodes.size(); ++i) {
+    const auto same = known.find(nodes[i].model.name());
+    if (same != known.end() && same->second->text == nodes[i].text)
+      continue;
+    added[nodes[i].model.name()] = i;
+  }
+  if (added.empty())
+    return;
+  auto next = std::make_shared<Snapshot>();
+  next->entries_.reserve(current.entries_.size() + added.size());
+  for (const auto& e : current.entries_) {
+    if (!added.contains(e->model.name()))
+      next->entries_.push_back(e);
+  }
+  for (std::size_t i = 0; i < nodes.size(); ++i) {
+    const auto mine = added.find(nodes[i].model.name());
+    if (mine == added.end() || mine->second != i)
+      continue;
+    next->entries_.push_back(std::make_shared<const Entry>(std::move(nodes[i].text),
+                                                           std::move(nodes[i].model), ++serial_));
+  }
+  // Oldest first out, down to the budget.
+  std::size_t bytes = 0;
+  for (const auto& e : next->entries_)
+    bytes += cost_of(e->text.size());
+  std::size_t drop = 0;
+  while (bytes > budget_)
+    bytes -= cost_of(next->entries_[drop++]->text.size());
+  next->entries_.erase(next->entries_.begin(),
+                       next->entries_.begin() + static_cast<std::ptrdiff_t>(drop));
+  next->index();
+  current_ = std::move(next);
+}
+
+}  // namespace hami::extender

@@ -1,0 +1,152 @@
+// NodeObjectCache: exact-text hits, one entry per node name, the byte
+// budget, the per-key bound, and snapshots that outlive changes.
+#include "extender/node_object_cache.hpp"
+
+#include <gtest/gtest.h>
+#include <rapidjson/document.h>
+
+#include <algorithm>
+#include <string>
+#include <vector>
+
+namespace {
+
+using hami::extender::NodeObjectCache;
+
+// A Node object's text of `size` bytes (at least kKeyBytes): the name first,
+// then an annotation padded with `fill`.
+std::string node_text(const std::string& name, char fill = 'x',
+                      size_t size = NodeObjectCache::kKeyBytes + 44) {
+  const std::string head = R"({"metadata":{"name":")" + name + R"(","annotations":{"pad":")";
+  const std::string tail = R"("}}})";
+  return head + std::string(size - head.size() - tail.size(), fill) + tail;
+}
+
+NodeObjectCache::Fresh fresh(const std::string& text) {
+  rapidjson::Document doc;
+  doc.Parse(text.c_str(), text.size());
+  return {text, hami::k8s::NodeModel(doc)};
+}
+
+void remember(NodeObjectCache& cache, const std::vector<std::string>& texts) {
+  std::vector<NodeObjectCache::Fresh> batch;
+  for (const std::string& t : texts)
+    batch.push_back(fresh(t));
+  cache.remember(std::move(batch));
+}
+
+const NodeObjectCache::Entry* find_in(const NodeObjectCache::Snapshot& s, const std::string& text) {
+  return s.find(text.data(), text.data() + text.size());
+}
+
+TEST(NodeObjectCache, FindsAnEntryOnlyWhereItsWholeTextIs) {
+  NodeObjectCache cache(1 << 20);
+  const std::string a = node_text("node-a");
+  remember(cache, {a});
+  const auto snap = cache.snapshot();
+  ASSERT_EQ(snap->size(), 1u);
+
+  // Followed by more of the body: a hit, with the model of the text.
+  const std::string body = a + R"(,{"metadata":{"name":"b"}}]})";
+  const NodeObjectCache::Entry* hit = find_in(*snap, body);
+  ASSERT_NE(hit, nullptr);
+  EXPECT_EQ(hit->text, a);
+  EXPECT_EQ(hit->model.name(), "node-a");
+  EXPECT_EQ(hit->model.annotation("pad"),
+            std::string(static_cast<size_t>(std::count(a.begin(), a.end(), 'x')), 'x'));
+
+  // One byte different past the key, or the text cut short: no hit.
+  std::string changed = a;
+  changed[a.size() - 10] = 'y';
+  EXPECT_EQ(find_in(*snap, changed), nullptr);
+  EXPECT_EQ(snap->find(a.data(), a.data() + a.size() - 1), nullptr);
+  // Less than the key's length left: no hit, and nothing is read past it.
+  EXPECT_EQ(snap->find(a.data(), a.data() + NodeObjectCache::kKeyBytes - 1), nullptr);
+  // Another node: no hit.
+  EXPECT_EQ(find_in(*snap, node_text("node-b")), nullptr);
+}
+
+TEST(NodeObjectCache, KeepsNoTextShorterThanItsKey) {
+  NodeObjectCache cache(1 << 20);
+  remember(cache, {R"({"metadata":{"name":"small"}})",
+                   node_text("edge", 'x', NodeObjectCache::kKeyBytes - 1)});
+  EXPECT_EQ(cache.snapshot()->size(), 0u);
+  remember(cache, {node_text("edge", 'x', NodeObjectCache::kKeyBytes)});
+  EXPECT_EQ(cache.snapshot()->size(), 1u);
+}
+
+TEST(NodeObjectCache, ANodesNewTextReplacesItsOldOneButNotInAnEarlierSnapshot) {
+  NodeObjectCache cache(1 << 20);
+  const std::string v1 = node_text("node-a", 'x');
+  const std::string v2 = node_text("node-a", 'z');
+  remember(cache, {v1, node_text("node-b")});
+  const auto before = cache.snapshot();
+  remember(cache, {v2});
+  const auto after = cache.snapshot();
+  EXPECT_EQ(after->size(), 2u);
+  EXPECT_EQ(find_in(*after, v1), nullptr);
+  ASSERT_NE(find_in(*after, v2), nullptr);
+  EXPECT_NE(find_in(*after, node_text("node-b")), nullptr);
+  // A call still holding the earlier snapshot keeps its entries.
+  ASSERT_NE(find_in(*before, v1), nullptr);
+  EXPECT_EQ(find_in(*before, v1)->model.annotation("pad")->front(), 'x');
+  EXPECT_EQ(find_in(*before, v2), nullptr);
+}
+
+TEST(NodeObjectCache, TheSameTextTwiceIsOneEntryAndNoNewSnapshot) {
+  NodeObjectCache cache(1 << 20);
+  const std::string a = node_text("node-a");
+  remember(cache, {a, a});
+  const auto first = cache.snapshot();
+  EXPECT_EQ(first->size(), 1u);
+  remember(cache, {a});
+  EXPECT_EQ(cache.snapshot(), first);
+}
+
+TEST(NodeObjectCache, BeyondTheBudgetTheOldestGoFirst) {
+  const std::string a = node_text("node-a");
+  const std::string b = node_text("node-b");
+  const std::string c = node_text("node-c");
+  // Room for two entries of this size.
+  NodeObjectCache cache(2 * NodeObjectCache::cost_of(a.size()));
+  remember(cache, {a, b});
+  EXPECT_EQ(cache.snapshot()->bytes(), 2 * NodeObjectCache::cost_of(a.size()));
+  remember(cache, {c});
+  const auto snap = cache.snapshot();
+  EXPECT_EQ(snap->size(), 2u);
+  EXPECT_EQ(find_in(*snap, a), nullptr);
+  EXPECT_NE(find_in(*snap, b), nullptr);
+  EXPECT_NE(find_in(*snap, c), nullptr);
+  // A text larger than the whole budget is not kept.
+  remember(cache, {node_text("node-d", 'x', 3 * a.size())});
+  EXPECT_EQ(cache.snapshot(), snap);
+}
+
+TEST(NodeObjectCache, AZeroBudgetKeepsNothing) {
+  NodeObjectCache cache(0);
+  remember(cache, {node_text("node-a")});
+  EXPECT_EQ(cache.snapshot()->size(), 0u);
+}
+
+TEST(NodeObjectCache, NodesSharingTheirKeyAreKeptUpToTheBoundNewestFirst) {
+  // The first kKeyBytes of these texts are the same: the names come after.
+  const auto text = [](int i) {
+    return R"({"metadata":{"annotations":{"pad":")" + std::string(NodeObjectCache::kKeyBytes, 'p') +
+           R"("},"name":"node-)" + std::to_string(i) + R"("}})";
+  };
+  NodeObjectCache cache(1 << 20);
+  std::vector<std::string> texts;
+  for (int i = 0; i < 6; ++i)
+    texts.push_back(text(i));
+  remember(cache, texts);
+  const auto snap = cache.snapshot();
+  ASSERT_EQ(snap->size(), NodeObjectCache::kMaxPerKey);
+  EXPECT_EQ(find_in(*snap, texts[0]), nullptr);
+  EXPECT_EQ(find_in(*snap, texts[1]), nullptr);
+  for (size_t i = 2; i < 6; ++i) {
+    ASSERT_NE(find_in(*snap, texts[i]), nullptr) << i;
+    EXPECT_EQ(find_in(*snap, texts[i])->model.name(), "node-" + std::to_string(i));
+  }
+}
+
+}  // namespace
