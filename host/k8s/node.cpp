@@ -7,6 +7,7 @@
 #include "k8s/json_read.hpp"
 #include "k8s/object_error.hpp"
 #include "k8s/string_arena.hpp"
+#include "platform/text_hash.hpp"
 
 namespace hami::k8s {
 
@@ -23,6 +24,7 @@ struct NodeModel::Storage {
   std::span<const hami_kv> labels;
   std::span<const hami_kv> allocatable;
   std::span<const hami_kv> capacity;
+  std::vector<uint64_t> annotation_hashes;
   hami_node_view view{};
 };
 
@@ -171,6 +173,13 @@ NodeModel::NodeModel(const rapidjson::Value& node, bool borrow) : s_(std::make_u
   s.labels = span_of(l);
   s.allocatable = span_of(al);
   s.capacity = span_of(c);
+  s.annotation_hashes.reserve(s.annotations.size());
+  for (const hami_kv& kv : s.annotations) {
+    uint64_t h = 0;
+    platform::hash_append(h, sv(kv.key));
+    platform::hash_append(h, sv(kv.value));
+    s.annotation_hashes.push_back(h);
+  }
 
   hami_node_view& v = s.view;
   v.struct_size = sizeof(hami_node_view);
@@ -200,6 +209,10 @@ std::string_view NodeModel::uid() const {
 }
 std::string_view NodeModel::resource_version() const {
   return s_->resource_version;
+}
+
+std::span<const uint64_t> NodeModel::annotation_hashes() const {
+  return s_->annotation_hashes;
 }
 
 std::optional<std::string_view> NodeModel::annotation(std::string_view key) const {

@@ -60,6 +60,11 @@ class NodeModel {
 
   // All annotations in object order (keys unique); views into the model.
   std::span<const hami_kv> annotations() const;
+  // One hash per annotation, in the same order: its key and value folded
+  // with platform::hash_append. Computed with the model, so that a model
+  // kept across calls (extender::NodeObjectCache) is fingerprinted without
+  // reading its annotation values again.
+  std::span<const uint64_t> annotation_hashes() const;
 
  private:
   NodeModel(const rapidjson::Value& node, bool borrow);

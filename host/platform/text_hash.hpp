@@ -27,4 +27,9 @@ inline void hash_append(uint64_t& seed, std::string_view text) {
       XXH3_64bits_withSeed(text.data(), text.size(), seed ^ (text.size() * 0x9e3779b97f4a7c15ull));
 }
 
+// Folds a hash computed earlier into `seed`, order-sensitive.
+inline void hash_append(uint64_t& seed, uint64_t hash) {
+  seed = XXH3_64bits_withSeed(&hash, sizeof hash, seed);
+}
+
 }  // namespace hami::platform

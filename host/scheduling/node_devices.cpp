@@ -85,10 +85,14 @@ size_t VendorDevices::find(std::string_view id) const {
 
 uint64_t NodeDevices::fingerprint(std::span<const host::DevicePluginHandle> plugins,
                                   const k8s::NodeModel& node) {
+  // The model hashed each annotation when it was built: only the keys are
+  // read here, to leave out the ones the host and the device plugins
+  // rewrite on their own.
   uint64_t h = 0;
-  const auto mix = [&h](std::string_view s) { platform::hash_append(h, s); };
-  for (const hami_kv& kv : node.annotations()) {
-    const std::string_view key(kv.key.ptr, kv.key.len);
+  const std::span<const hami_kv> annotations = node.annotations();
+  const std::span<const uint64_t> hashes = node.annotation_hashes();
+  for (size_t i = 0; i < annotations.size(); ++i) {
+    const std::string_view key(annotations[i].key.ptr, annotations[i].key.len);
     if (key == cluster::kNodeLockAnnotation)
       continue;
     const auto handshake = [key](const host::DevicePluginHandle& p) {
@@ -97,8 +101,7 @@ uint64_t NodeDevices::fingerprint(std::span<const host::DevicePluginHandle> plug
     };
     if (std::any_of(plugins.begin(), plugins.end(), handshake))
       continue;
-    mix(key);
-    mix(std::string_view(kv.value.ptr, kv.value.len));
+    platform::hash_append(h, hashes[i]);
   }
   return h;
 }

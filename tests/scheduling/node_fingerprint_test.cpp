@@ -41,4 +41,31 @@ TEST(NodeFingerprint, HostWrittenAnnotationsDoNotCount) {
             plain);
 }
 
+TEST(NodeFingerprint, CountsWhereKeysEndAndValuesBeginAndTheLastOfARepeatedKey) {
+  hami::testing::SchedulingEnv env("kind: List\nitems: []\n");
+  const auto devices = env.registry.devices();
+  const auto of = [&](const std::string& annotations) {
+    rapidjson::Document doc;
+    return scheduling::NodeDevices::fingerprint(devices, node(doc, annotations));
+  };
+  EXPECT_NE(of(R"("ab":"c")"), of(R"("a":"bc")"));
+  EXPECT_NE(of(R"("a":"b","c":"d")"), of(R"("a":"bc","":"d")"));
+  // A repeated key counts with the value the model keeps (the last).
+  EXPECT_EQ(of(R"("a":"old","b":"x","a":"new")"), of(R"("a":"new","b":"x")"));
+  EXPECT_NE(of(R"("a":"old","b":"x","a":"new")"), of(R"("a":"old","b":"x")"));
+}
+
+TEST(NodeFingerprint, BorrowingAndOwningModelsAgree) {
+  hami::testing::SchedulingEnv env("kind: List\nitems: []\n");
+  const auto devices = env.registry.devices();
+  rapidjson::Document doc;
+  doc.Parse(R"({"metadata":{"name":"n1","annotations":{"hami.io/node-nvidia-register":"[]",)"
+            R"("x":"y"}}})");
+  const k8s::NodeModel owning(doc);
+  const k8s::NodeModel borrowing(doc, k8s::NodeModel::Borrowing{});
+  ASSERT_EQ(owning.annotation_hashes().size(), 2u);
+  EXPECT_EQ(scheduling::NodeDevices::fingerprint(devices, owning),
+            scheduling::NodeDevices::fingerprint(devices, borrowing));
+}
+
 }  // namespace
