@@ -15,12 +15,14 @@
 #                     hami-policies.so), e.g. build/release
 #   SHARED_BENCH_DIR  default: ../shared/bench next to the repository
 # env: DURATION (s per run, default 5), REPEATS (default 3), PORT_NGINX
-#      (8443), PORT_OURS (9443), BENCH_BUILD (/tmp/hami-bench)
+#      (8443), PORT_OURS (9443), BENCH_BUILD (/tmp/hami-bench),
+#      NODE_CACHE_BYTES (server.extenderNodeCacheBytes, default 67108864;
+#      0 parses every node of every full-Nodes call)
 set -euo pipefail
 REPO=$(cd "$(dirname "$0")/../.." && pwd)
 BUILD=$(cd "${1:?usage: $0 BUILD_DIR [SHARED_BENCH_DIR]}" && pwd)
 SHARED=$(cd "${2:-$REPO/../shared/bench}" && pwd)
-DURATION=${DURATION:-5} REPEATS=${REPEATS:-3}
+DURATION=${DURATION:-5} REPEATS=${REPEATS:-3} NODE_CACHE_BYTES=${NODE_CACHE_BYTES:-67108864}
 PORT_NGINX=${PORT_NGINX:-8443} PORT_OURS=${PORT_OURS:-9443}
 export BENCH_BUILD=${BENCH_BUILD:-/tmp/hami-bench}
 NAMES=$SHARED/data/extender-1000-names.json
@@ -44,6 +46,8 @@ tls:
   certFile: $BENCH_BUILD/tls/cert.pem
   keyFile: $BENCH_BUILD/tls/key.pem
   sessionResumption: false
+server:
+  extenderNodeCacheBytes: $NODE_CACHE_BYTES
 plugins:
   directory: $BUILD/plugins
   deviceConfigFile: $REPO/config/device-config.yaml

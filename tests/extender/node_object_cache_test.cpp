@@ -6,7 +6,9 @@
 #include <rapidjson/document.h>
 
 #include <algorithm>
+#include <atomic>
 #include <string>
+#include <thread>
 #include <vector>
 
 namespace {
@@ -147,6 +149,53 @@ TEST(NodeObjectCache, NodesSharingTheirKeyAreKeptUpToTheBoundNewestFirst) {
     ASSERT_NE(find_in(*snap, texts[i]), nullptr) << i;
     EXPECT_EQ(find_in(*snap, texts[i])->model.name(), "node-" + std::to_string(i));
   }
+}
+
+TEST(NodeObjectCache, ReadersKeepTheirSnapshotsWhileWritersReplaceEntries) {
+  // Two versions of eight nodes; writers keep switching between them and
+  // readers look both up in whatever snapshot they hold. A budget for six
+  // entries makes writers evict too.
+  std::vector<std::string> texts;
+  for (int v = 0; v < 2; ++v) {
+    for (int n = 0; n < 8; ++n)
+      texts.push_back(node_text("node-" + std::to_string(n), v == 0 ? 'x' : 'y'));
+  }
+  NodeObjectCache cache(6 * NodeObjectCache::cost_of(texts[0].size()));
+  std::atomic<size_t> hits{0};
+  std::atomic<bool> wrong{false};
+  std::vector<std::thread> threads;
+  for (int w = 0; w < 2; ++w) {
+    threads.emplace_back([&, w] {
+      for (int round = 0; round < 200; ++round) {
+        const size_t version = static_cast<size_t>((round + w) % 2);
+        std::vector<NodeObjectCache::Fresh> batch;
+        for (size_t n = 0; n < 8; n += 1 + static_cast<size_t>(round % 3))
+          batch.push_back(fresh(texts[version * 8 + n]));
+        cache.remember(std::move(batch));
+      }
+    });
+  }
+  for (int r = 0; r < 2; ++r) {
+    threads.emplace_back([&] {
+      for (int round = 0; round < 400; ++round) {
+        const auto snap = cache.snapshot();
+        for (const std::string& t : texts) {
+          const NodeObjectCache::Entry* e = find_in(*snap, t);
+          if (e == nullptr)
+            continue;
+          ++hits;
+          if (e->text != t || e->model.name() != t.substr(21, 6))
+            wrong = true;
+        }
+        if (snap->size() > 6 || snap->bytes() > cache.budget())
+          wrong = true;
+      }
+    });
+  }
+  for (auto& t : threads)
+    t.join();
+  EXPECT_FALSE(wrong);
+  EXPECT_GT(hits.load(), 0u);
 }
 
 }  // namespace
