@@ -377,6 +377,42 @@ void BM_DecodeFullNodesCached(benchmark::State& state) {
 }
 BENCHMARK(BM_DecodeFullNodesCached)->Unit(benchmark::kMicrosecond);
 
+// A call that meets a few changed nodes while the cache holds many: the
+// next snapshot is built from the current one (the cost such a call adds,
+// besides parsing the changed nodes). Five of state.range(0) nodes change.
+void BM_RememberChangedNodes(benchmark::State& state) {
+  const auto cached = static_cast<size_t>(state.range(0));
+  const auto text_of = [](size_t node, size_t version) {
+    return R"({"metadata":{"name":"node-)" + std::to_string(node) +
+           R"(","uid":"u","annotations":{"pad":")" + std::string(300, 'p') + R"(","v":")" +
+           std::to_string(version) + R"("}}})";
+  };
+  const auto fresh_of = [](const std::string& text) {
+    rapidjson::Document doc;
+    doc.Parse(text.c_str(), text.size());
+    return extender::NodeObjectCache::Fresh{text, k8s::NodeModel(doc)};
+  };
+  extender::NodeObjectCache cache(std::size_t{1} << 30);
+  {
+    std::vector<extender::NodeObjectCache::Fresh> all;
+    for (size_t n = 0; n < cached; ++n)
+      all.push_back(fresh_of(text_of(n, 0)));
+    cache.remember(std::move(all));
+  }
+  size_t version = 0;
+  for (auto _ : state) {
+    state.PauseTiming();
+    ++version;
+    std::vector<extender::NodeObjectCache::Fresh> changed;
+    for (size_t n = 0; n < 5; ++n)
+      changed.push_back(fresh_of(text_of((version * 5 + n) % cached, version)));
+    state.ResumeTiming();
+    cache.remember(std::move(changed));
+  }
+  state.counters["cached_nodes"] = static_cast<double>(cache.snapshot()->size());
+}
+BENCHMARK(BM_RememberChangedNodes)->Arg(1000)->Arg(5000)->Unit(benchmark::kMicrosecond);
+
 }  // namespace
 
 BENCHMARK_MAIN();

@@ -37,31 +37,16 @@ const NodeObjectCache::Entry* NodeObjectCache::Snapshot::find(const char* at,
 }
 
 void NodeObjectCache::Snapshot::index() {
-  // Newest first, so that a key's oldest entries are the ones left out.
-  std::unordered_map<uint64_t, std::size_t> per_key;
-  std::vector<bool> keep(entries_.size(), true);
-  for (std::size_t i = entries_.size(); i-- > 0;) {
-    if (++per_key[key_of(entries_[i]->text.data())] > kMaxPerKey)
-      keep[i] = false;
-  }
-  std::vector<std::shared_ptr<const Entry>> kept;
-  kept.reserve(entries_.size());
   bytes_ = 0;
-  for (std::size_t i = 0; i < entries_.size(); ++i) {
-    if (keep[i]) {
-      bytes_ += cost_of(entries_[i]->text.size());
-      kept.push_back(std::move(entries_[i]));
-    }
-  }
-  entries_ = std::move(kept);
+  for (const auto& e : entries_)
+    bytes_ += cost_of(e->text.size());
   slots_.assign(std::bit_ceil(std::max<std::size_t>(16, 2 * entries_.size())), Slot{});
   const std::size_t mask = slots_.size() - 1;
   for (const auto& e : entries_) {
-    const uint64_t key = key_of(e->text.data());
-    std::size_t i = key & mask;
+    std::size_t i = e->key & mask;
     while (slots_[i].text != nullptr)
       i = (i + 1) & mask;
-    slots_[i] = Slot{key, e->text.data(), e->text.size(), e.get()};
+    slots_[i] = Slot{e->key, e->text.data(), e->text.size(), e.get()};
   }
 }
 
@@ -81,14 +66,11 @@ void NodeObjectCache::remember(std::vector<Fresh> nodes) {
   });
   if (nodes.empty())
     return;
-  // Calls that remember are the ones that met new nodes: rare once the
-  // cache is warm. Building under the lock keeps two of them from each
-  // dropping the other's nodes.
-  const std::lock_guard lock(mutex_);
-  const Snapshot& current = *current_;
+  const std::lock_guard writing(writer_);
+  const std::shared_ptr<const Snapshot> current = snapshot();
   std::unordered_map<std::string_view, const Entry*> known;
-  known.reserve(current.entries_.size());
-  for (const auto& e : current.entries_)
+  known.reserve(current->entries_.size());
+  for (const auto& e : current->entries_)
     known[e->model.name()] = e.get();
   // The last text given for a name wins; a text the cache already holds
   // (a concurrent call remembered it) is not added again.
@@ -102,28 +84,48 @@ void NodeObjectCache::remember(std::vector<Fresh> nodes) {
   if (added.empty())
     return;
   auto next = std::make_shared<Snapshot>();
-  next->entries_.reserve(current.entries_.size() + added.size());
-  for (const auto& e : current.entries_) {
+  next->entries_.reserve(current->entries_.size() + added.size());
+  for (const auto& e : current->entries_) {
     if (!added.contains(e->model.name()))
       next->entries_.push_back(e);
   }
+  // Entries sharing a key with a new one: at most kMaxPerKey stay, the
+  // newest. Only new keys can go over, so only theirs are counted.
+  std::unordered_map<uint64_t, std::size_t> per_key;  // key → entries with it
   for (std::size_t i = 0; i < nodes.size(); ++i) {
     const auto mine = added.find(nodes[i].model.name());
     if (mine == added.end() || mine->second != i)
       continue;
-    next->entries_.push_back(std::make_shared<const Entry>(std::move(nodes[i].text),
-                                                           std::move(nodes[i].model), ++serial_));
+    const uint64_t key = key_of(nodes[i].text.data());
+    per_key[key] = 0;
+    next->entries_.push_back(std::make_shared<const Entry>(
+        std::move(nodes[i].text), std::move(nodes[i].model), key, ++serial_));
   }
-  // Oldest first out, down to the budget.
   std::size_t bytes = 0;
-  for (const auto& e : next->entries_)
+  for (const auto& e : next->entries_) {
     bytes += cost_of(e->text.size());
-  std::size_t drop = 0;
-  while (bytes > budget_)
-    bytes -= cost_of(next->entries_[drop++]->text.size());
-  next->entries_.erase(next->entries_.begin(),
-                       next->entries_.begin() + static_cast<std::ptrdiff_t>(drop));
+    if (const auto crowded = per_key.find(e->key); crowded != per_key.end())
+      ++crowded->second;
+  }
+  // Oldest first out: over a key's bound, then down to the budget.
+  std::vector<std::shared_ptr<const Entry>> kept;
+  kept.reserve(next->entries_.size());
+  for (auto& e : next->entries_) {
+    const auto crowded = per_key.find(e->key);
+    if (crowded != per_key.end() && crowded->second > kMaxPerKey) {
+      --crowded->second;
+      bytes -= cost_of(e->text.size());
+      continue;
+    }
+    if (bytes > budget_) {
+      bytes -= cost_of(e->text.size());
+      continue;
+    }
+    kept.push_back(std::move(e));
+  }
+  next->entries_ = std::move(kept);
   next->index();
+  const std::lock_guard lock(mutex_);
   current_ = std::move(next);
 }
 

@@ -44,10 +44,11 @@ class NodeObjectCache {
   static constexpr std::size_t kMaxPerKey = 4;
 
   struct Entry {
-    Entry(std::string text_, k8s::NodeModel model_, uint64_t serial_)
-        : text(std::move(text_)), model(std::move(model_)), serial(serial_) {}
+    Entry(std::string text_, k8s::NodeModel model_, uint64_t key_, uint64_t serial_)
+        : text(std::move(text_)), model(std::move(model_)), key(key_), serial(serial_) {}
     const std::string text;
     const k8s::NodeModel model;  // owns its strings
+    const uint64_t key;          // the hash of the text's first kKeyBytes
     const uint64_t serial;       // order of remembering, for eviction
   };
 
@@ -98,9 +99,13 @@ class NodeObjectCache {
 
  private:
   const std::size_t budget_;
-  mutable std::mutex mutex_;  // guards current_ and serial_
+  // Held while a call builds the next snapshot: calls that remember take
+  // turns, and none loses another's nodes.
+  std::mutex writer_;
+  uint64_t serial_ = 0;  // guarded by writer_
+  // Held only to read or swap current_: lookups never wait for a build.
+  mutable std::mutex mutex_;
   std::shared_ptr<const Snapshot> current_;
-  uint64_t serial_ = 0;
 };
 
 }  // namespace hami::extender
