@@ -161,8 +161,10 @@ TEST(NodeObjectCache, ReadersKeepTheirSnapshotsWhileWritersReplaceEntries) {
       texts.push_back(node_text("node-" + std::to_string(n), v == 0 ? 'x' : 'y'));
   }
   NodeObjectCache cache(6 * NodeObjectCache::cost_of(texts[0].size()));
+  remember(cache, {texts[0], texts[1], texts[2]});
   std::atomic<size_t> hits{0};
   std::atomic<bool> wrong{false};
+  std::atomic<int> writing{2};
   std::vector<std::thread> threads;
   for (int w = 0; w < 2; ++w) {
     threads.emplace_back([&, w] {
@@ -173,11 +175,13 @@ TEST(NodeObjectCache, ReadersKeepTheirSnapshotsWhileWritersReplaceEntries) {
           batch.push_back(fresh(texts[version * 8 + n]));
         cache.remember(std::move(batch));
       }
+      --writing;
     });
   }
   for (int r = 0; r < 2; ++r) {
     threads.emplace_back([&] {
-      for (int round = 0; round < 400; ++round) {
+      // As long as the writers write (and at most 100,000 rounds).
+      for (int round = 0; round < 100'000 && (round < 10 || writing > 0); ++round) {
         const auto snap = cache.snapshot();
         for (const std::string& t : texts) {
           const NodeObjectCache::Entry* e = find_in(*snap, t);
