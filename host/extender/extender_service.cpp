@@ -2,7 +2,6 @@
 
 #include <chrono>
 #include <memory>
-#include <span>
 #include <vector>
 
 #include "extender/allocations_report.hpp"
@@ -99,16 +98,8 @@ Reply whole(Reply reply) {
 
 }  // namespace
 
-void ExtenderService::remember_nodes(const ExtenderArgs& args,
-                                     std::span<const size_t> items) const {
-  if (node_cache_.budget() == 0)
-    return;
+void ExtenderService::remember_nodes(std::vector<NodeObjectCache::Fresh> fresh) const {
   try {
-    std::vector<NodeObjectCache::Fresh> fresh;
-    for (const size_t i : items) {
-      if (args.node_texts[i].size() >= NodeObjectCache::kKeyBytes)
-        fresh.push_back({std::string(args.node_texts[i]), k8s::NodeModel(*args.node_items[i])});
-    }
     node_cache_.remember(std::move(fresh));
   } catch (const std::bad_alloc&) {
     // The cache only saves work: the call goes on without it.
@@ -176,11 +167,16 @@ Reply ExtenderService::run_filter(std::string body, Trace& trace) const {
     if (args.nodes != nullptr) {
       // Full Nodes mode (nodeCacheCapable: false).
       const size_t count = args.node_items.size();
-      std::vector<k8s::NodeModel> models;  // reserved: `nodes` points into it
+      // Nodes the cache may keep are modelled once, owning their strings,
+      // and handed to it after the filter; the others borrow from `args`.
+      // Both are reserved: `nodes` points into them.
+      const bool caching = node_cache_.budget() > 0;
+      std::vector<k8s::NodeModel> models;
+      std::vector<NodeObjectCache::Fresh> fresh;
       std::vector<const k8s::NodeModel*> nodes;
       std::vector<size_t> item_index;  // nodes[k] is Nodes.items[item_index[k]]
-      std::vector<size_t> parsed;      // items modelled from the document
       models.reserve(count);
+      fresh.reserve(caching ? count : 0);
       nodes.reserve(count);
       item_index.reserve(count);
       for (size_t i = 0; i < count; ++i) {
@@ -191,11 +187,14 @@ Reply ExtenderService::run_filter(std::string body, Trace& trace) const {
           continue;
         }
         try {
-          // The models live only while `args` does.
-          models.emplace_back(*args.node_items[i], k8s::NodeModel::Borrowing{});
-          nodes.push_back(&models.back());
+          if (caching && args.node_texts[i].size() >= NodeObjectCache::kKeyBytes) {
+            fresh.push_back({std::string(args.node_texts[i]), k8s::NodeModel(*args.node_items[i])});
+            nodes.push_back(&fresh.back().model);
+          } else {
+            models.emplace_back(*args.node_items[i], k8s::NodeModel::Borrowing{});
+            nodes.push_back(&models.back());
+          }
           item_index.push_back(i);
-          parsed.push_back(i);
         } catch (const k8s::ObjectError& e) {
           std::string name = node_item_name(*args.node_items[i]);
           if (name.empty())
@@ -203,10 +202,11 @@ Reply ExtenderService::run_filter(std::string body, Trace& trace) const {
           out.unresolvable[name] = std::string("invalid Node: ") + e.what();
         }
       }
-      remember_nodes(args, parsed);
       trace.candidates = args.node_items.size();
       scheduling::FilterOutcome& result = trace.outcome;
       result = scheduler_.filter(*pod, nodes);
+      nodes.clear();  // some point into `fresh`, which the cache takes now
+      remember_nodes(std::move(fresh));
       if (!result.error.empty())
         return filter_error(200, result.error);
       // Nodes are echoed as sent, their own bytes (the document holds only

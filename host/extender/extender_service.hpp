@@ -18,7 +18,6 @@
 #include <cstddef>
 #include <functional>
 #include <memory>
-#include <span>
 #include <string>
 #include <string_view>
 #include <utility>
@@ -94,8 +93,8 @@ class ExtenderService {
  private:
   struct Trace;
   Reply run_filter(std::string body, Trace& trace) const;
-  // Puts these Nodes.items (modelled from the document) into the cache.
-  void remember_nodes(const ExtenderArgs& args, std::span<const size_t> items) const;
+  // Hands the nodes a full-Nodes call modelled to the cache.
+  void remember_nodes(std::vector<NodeObjectCache::Fresh> fresh) const;
 
   scheduling::Scheduler& scheduler_;
   const log::Logger* logger_;
