@@ -168,6 +168,7 @@ bool ServerConnection::step_handshake(bool& progressed) {
     head_only_ = true;
     staging_.clear();
     staged_ = piece_ = piece_at_ = 0;
+    direct_ = false;
     after_ = After::drain;
     phase_ = Phase::writing;
     return true;
@@ -386,6 +387,7 @@ void ServerConnection::answer(Response response, After after) {
   append_response_head(head_bytes_, answer_, answer_.body_size(), head_.minor_version, close);
   staging_.clear();
   staged_ = piece_ = piece_at_ = 0;
+  direct_ = false;
   phase_ = Phase::writing;
   deadline_ = Clock::now() + state_.limits.write_stall;
   request_deadline_ = false;
@@ -412,11 +414,13 @@ bool ServerConnection::step_write(bool& progressed) {
   const std::size_t pieces = head_only_ ? 1 : 2 + answer_.tail.size();
   for (;;) {
     if (staged_ == staging_.size() && piece_ < pieces &&
-        piece(piece_).size() - piece_at_ >= kDirectWrite) {
+        (direct_ || piece(piece_).size() - piece_at_ >= kDirectWrite)) {
       // A large piece goes out from its own memory (kept by the answer):
       // copying megabytes into the staging buffer first costs more than
-      // the few extra records it saves. A retried write repeats the same
+      // the few extra records it saves. So does its rest once it started
+      // that way, however short. A retried write repeats the same
       // arguments, as OpenSSL requires.
+      direct_ = true;
       const std::string_view rest = piece(piece_).substr(piece_at_);
       if (!corked_) {
         channel_->cork(true);
@@ -429,6 +433,7 @@ bool ServerConnection::step_write(bool& progressed) {
       if (piece_at_ == piece(piece_).size()) {
         ++piece_;
         piece_at_ = 0;
+        direct_ = false;
       }
       deadline_ = Clock::now() + state_.limits.write_stall;
       continue;

@@ -128,6 +128,7 @@ class ServerConnection {
   std::size_t staged_ = 0;    // bytes of staging_ already written
   std::size_t piece_ = 0;     // next piece to stage: 0 head, 1 body, 2.. tail
   std::size_t piece_at_ = 0;  // offset within that piece
+  bool direct_ = false;       // that piece is going out from its own memory
   bool head_only_ = false;
   After after_ = After::keep_alive;
 
