@@ -93,6 +93,9 @@ SchedulerHost::SchedulerHost(const config::HostConfig& config, const log::Logger
     events.record_filter(outcome, candidates);
   };
   observer.bound = [&events](std::string_view error) { events.record_bind(error); };
+  observer.full_nodes = [&events](size_t cached, size_t parsed, size_t entries, size_t bytes) {
+    events.record_full_nodes(cached, parsed, entries, bytes);
+  };
   extender::register_extender_routes(*router, *extender_->scheduler,
                                      config.server.extender_body_limit, &logger_,
                                      std::move(observer), config.server.extender_node_cache_bytes);

@@ -1,5 +1,6 @@
 #include "extender/extender_service.hpp"
 
+#include <algorithm>
 #include <chrono>
 #include <memory>
 #include <vector>
@@ -106,6 +107,16 @@ void ExtenderService::remember_nodes(std::vector<NodeObjectCache::Fresh> fresh) 
   }
 }
 
+void ExtenderService::report_full_nodes(const ExtenderArgs& args) const {
+  if (!observer_.full_nodes)
+    return;
+  const auto cached = static_cast<size_t>(
+      std::count_if(args.known_nodes.begin(), args.known_nodes.end(),
+                    [](const NodeObjectCache::Entry* e) { return e != nullptr; }));
+  const auto held = node_cache_.snapshot();
+  observer_.full_nodes(cached, args.known_nodes.size() - cached, held->size(), held->bytes());
+}
+
 Reply ExtenderService::filter(std::string_view body) const {
   return whole(filter_taking(std::string(body)));
 }
@@ -207,6 +218,7 @@ Reply ExtenderService::run_filter(std::string body, Trace& trace) const {
       result = scheduler_.filter(*pod, nodes);
       nodes.clear();  // some point into `fresh`, which the cache takes now
       remember_nodes(std::move(fresh));
+      report_full_nodes(args);
       if (!result.error.empty())
         return filter_error(200, result.error);
       // Nodes are echoed as sent, their own bytes (the document holds only
@@ -273,6 +285,7 @@ Reply ExtenderService::prioritize_taking(std::string body) const {
         names.push_back(known ? std::string(known->model.name())
                               : node_item_name(*args.node_items[i]));
       }
+      report_full_nodes(args);
     } else if (args.node_names) {
       names = *args.node_names;
     }

@@ -54,6 +54,10 @@ struct Reply {
 struct ExtenderObserver {
   std::function<void(const scheduling::FilterOutcome& outcome, size_t candidates)> filtered;
   std::function<void(std::string_view error)> bound;  // "" = success
+  // After each full-Nodes filter or prioritize: how many of its Node
+  // objects came from the node cache and how many were parsed, and what
+  // the cache holds afterwards (entries, bytes counted against its budget).
+  std::function<void(size_t cached, size_t parsed, size_t entries, size_t bytes)> full_nodes;
 };
 
 // Every filter and bind is logged with the pod (namespace/name), its uid,
@@ -95,6 +99,8 @@ class ExtenderService {
   Reply run_filter(std::string body, Trace& trace) const;
   // Hands the nodes a full-Nodes call modelled to the cache.
   void remember_nodes(std::vector<NodeObjectCache::Fresh> fresh) const;
+  // Tells the observer where a full-Nodes call's nodes came from.
+  void report_full_nodes(const ExtenderArgs& args) const;
 
   scheduling::Scheduler& scheduler_;
   const log::Logger* logger_;

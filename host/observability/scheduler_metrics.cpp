@@ -48,7 +48,17 @@ SchedulerMetrics::SchedulerMetrics(MetricsRegistry& registry)
                     .histogram("hami_scheduler_filter_feasible_nodes",
                                "Nodes the pod fits on per extender filter call.", {},
                                node_count_buckets())
-                    .labels({})) {
+                    .labels({})),
+      cache_entries_(registry
+                         .gauge("hami_scheduler_extender_node_cache_entries",
+                                "Node objects the extender keeps to reuse in full-Nodes calls.", {})
+                         .labels({})),
+      cache_bytes_(registry
+                       .gauge("hami_scheduler_extender_node_cache_bytes",
+                              "Memory the extender's node cache counts against "
+                              "server.extenderNodeCacheBytes.",
+                              {})
+                       .labels({})) {
   auto& filter = registry.counter("hami_scheduler_filter_total",
                                   "Extender filter calls by outcome.", {"outcome"});
   filter_ = {&filter.labels({"fit"}), &filter.labels({"no_fit"}), &filter.labels({"passthrough"}),
@@ -76,6 +86,19 @@ SchedulerMetrics::SchedulerMetrics(MetricsRegistry& registry)
     reconnects_[i] = &reconnects.labels({kResources[i]});
     relists_[i] = &relists.labels({kResources[i]});
   }
+  auto& nodes = registry.counter("hami_scheduler_extender_nodes_total",
+                                 "Node objects received in full-Nodes extender calls, by where "
+                                 "their model came from: the node cache or a parse.",
+                                 {"source"});
+  full_nodes_ = {&nodes.labels({"cached"}), &nodes.labels({"parsed"})};
+}
+
+void SchedulerMetrics::record_full_nodes(size_t cached, size_t parsed, size_t cache_entries,
+                                         size_t cache_bytes) {
+  full_nodes_[0]->inc(cached);
+  full_nodes_[1]->inc(parsed);
+  cache_entries_.set(static_cast<double>(cache_entries));
+  cache_bytes_.set(static_cast<double>(cache_bytes));
 }
 
 void SchedulerMetrics::record_filter(FilterResult result, size_t candidates, size_t feasible) {

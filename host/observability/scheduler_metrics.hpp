@@ -11,6 +11,9 @@
 //   hami_scheduler_admission_decisions_total{result}  allowed | skipped | denied | error
 //   hami_scheduler_watch_reconnects_total{resource}   nodes | pods | resourcequotas |
 //   hami_scheduler_watch_relists_total{resource}      namespaces | leases | other
+//   hami_scheduler_extender_nodes_total{source}  full Node objects received: cached | parsed
+//   hami_scheduler_extender_node_cache_entries   objects the extender's node cache holds
+//   hami_scheduler_extender_node_cache_bytes     what it counts against its budget
 //
 // Every series exists from construction (at 0), so rates work from the
 // first scrape, and recording never takes a lock.
@@ -55,6 +58,9 @@ class SchedulerMetrics {
   void record_admission(AdmissionResult result);
   void record_watch_reconnect(std::string_view resource);
   void record_relist(std::string_view resource);
+  // After a full-Nodes extender call: how many of its Node objects the node
+  // cache supplied and how many were parsed, and what the cache holds.
+  void record_full_nodes(size_t cached, size_t parsed, size_t cache_entries, size_t cache_bytes);
 
   // record_node_lock as a callable, for a component that must not depend
   // on this library.
@@ -73,6 +79,9 @@ class SchedulerMetrics {
   std::array<Counter*, 4> admission_{};
   std::array<Counter*, kResources.size()> reconnects_{};
   std::array<Counter*, kResources.size()> relists_{};
+  std::array<Counter*, 2> full_nodes_{};  // cached, parsed
+  Gauge& cache_entries_;
+  Gauge& cache_bytes_;
 };
 
 }  // namespace hami::observability

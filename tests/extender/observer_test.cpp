@@ -22,6 +22,14 @@ const std::string kHugePod =
     pod_json("ml", "huge", "uid-huge", {{{"nvidia.com/gpu", "1"}, {"nvidia.com/gpumem", "90000"}}});
 const std::string kCpuPod = pod_json("ml", "web", "uid-web", {{{"cpu", "1"}}});
 
+struct FullNodes {
+  size_t cached = 0;
+  size_t parsed = 0;
+  size_t entries = 0;
+  size_t bytes = 0;
+  bool operator==(const FullNodes&) const = default;
+};
+
 struct Filtered {
   std::string error;
   bool passthrough = false;
@@ -36,13 +44,17 @@ struct Observed : ::testing::Test {
   log::Logger logger{log::Level::debug, log::Format::text, &log_text};
   std::vector<Filtered> filtered;
   std::vector<std::string> bound;
+  std::vector<FullNodes> full_nodes;
   extender::ExtenderService service{
       *env.scheduler, &logger,
       extender::ExtenderObserver{
           [this](const scheduling::FilterOutcome& o, size_t candidates) {
             filtered.push_back({o.error, o.passthrough, o.fit.size(), candidates});
           },
-          [this](std::string_view error) { bound.emplace_back(error); }}};
+          [this](std::string_view error) { bound.emplace_back(error); },
+          [this](size_t cached, size_t parsed, size_t entries, size_t bytes) {
+            full_nodes.push_back({cached, parsed, entries, bytes});
+          }}};
 
   std::string filter(const std::string& pod) {
     return service.filter(R"({"Pod":)" + pod + R"(,"Nodes":null,"NodeNames":["gpu-a","cpu-a"]})")
@@ -69,6 +81,21 @@ TEST_F(Observed, FilterReportsOutcomeAndCandidates) {
   EXPECT_TRUE(filtered[2].passthrough);
   EXPECT_EQ(filtered[3].error, "extender args missing pod");
   EXPECT_EQ(filtered[3].candidates, 0U);
+}
+
+TEST_F(Observed, FullNodesCallsReportCachedAndParsedNodes) {
+  // One node large enough for the cache, one too small for it.
+  const std::string large = R"({"metadata":{"name":"gpu-a","labels":{"note":")" +
+                            std::string(extender::NodeObjectCache::kKeyBytes, 'n') + R"("}}})";
+  const std::string body = R"({"Pod":)" + kGpuPod + R"(,"Nodes":{"items":[)" + large +
+                           R"(,{"metadata":{"name":"cpu-a"}}]}})";
+  const size_t cost = extender::NodeObjectCache::cost_of(large.size());
+  service.filter(body);
+  service.filter(body);
+  service.prioritize(body);
+  filter(kGpuPod);  // NodeNames: nothing to report
+  EXPECT_EQ(full_nodes,
+            (std::vector<FullNodes>{{0, 2, 1, cost}, {1, 1, 1, cost}, {1, 1, 1, cost}}));
 }
 
 TEST_F(Observed, FilterLogLinesNameThePodAndDuration) {

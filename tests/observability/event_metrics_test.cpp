@@ -100,6 +100,9 @@ TEST(SchedulerMetrics, EverySeriesExistsFromTheStart) {
   EXPECT_EQ(p.find("hami_scheduler_node_lock_wait_seconds_count").size(), 3u);
   EXPECT_EQ(p.find("hami_scheduler_watch_relists_total").size(), 6u);
   EXPECT_EQ(p.find("hami_scheduler_watch_reconnects_total").size(), 6u);
+  EXPECT_EQ(p.find("hami_scheduler_extender_nodes_total").size(), 2u);
+  EXPECT_EQ(p.find("hami_scheduler_extender_node_cache_entries").size(), 1u);
+  EXPECT_EQ(p.find("hami_scheduler_extender_node_cache_bytes").size(), 1u);
   for (const auto& f : p.families) {
     for (const auto& s : f.samples) {
       if (!s.name.ends_with("_bucket")) {
@@ -133,6 +136,18 @@ TEST(SchedulerMetrics, FilterOutcomesFromTheScheduler) {
   EXPECT_EQ(p.value("hami_scheduler_filter_candidate_nodes_sum"), 11);
   EXPECT_EQ(p.value("hami_scheduler_filter_feasible_nodes_sum"), 9);  // 2 + 0 + 7 + 0
   EXPECT_EQ(p.value("hami_scheduler_filter_feasible_nodes_bucket", {{"le", "0"}}), 2);
+}
+
+TEST(SchedulerMetrics, FullNodesBySourceAndWhatTheCacheHolds) {
+  MetricsRegistry registry;
+  SchedulerMetrics metrics(registry);
+  metrics.record_full_nodes(0, 1000, 1000, 10'776'280);
+  metrics.record_full_nodes(995, 5, 1000, 10'776'300);
+  const auto p = parse_exposition(registry.scrape());
+  EXPECT_EQ(p.value("hami_scheduler_extender_nodes_total", {{"source", "cached"}}), 995);
+  EXPECT_EQ(p.value("hami_scheduler_extender_nodes_total", {{"source", "parsed"}}), 1005);
+  EXPECT_EQ(p.value("hami_scheduler_extender_node_cache_entries"), 1000);
+  EXPECT_EQ(p.value("hami_scheduler_extender_node_cache_bytes"), 10'776'300);
 }
 
 TEST(SchedulerMetrics, BindOutcomesFromTheSchedulersText) {
