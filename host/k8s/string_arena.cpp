@@ -4,6 +4,19 @@
 
 namespace hami::k8s {
 
+char* StringArena::new_block(size_t bytes) {
+  blocks_.push_back(std::make_unique_for_overwrite<char[]>(bytes));
+  capacity_ += bytes;
+  return blocks_.back().get();
+}
+
+void StringArena::reserve(size_t bytes) {
+  if (bytes <= left_)
+    return;
+  cursor_ = new_block(bytes);
+  left_ = bytes;
+}
+
 std::string_view StringArena::store(std::string_view text) {
   if (text.empty())
     return {};
@@ -11,12 +24,11 @@ std::string_view StringArena::store(std::string_view text) {
     // A string larger than a block gets a block of its own; the current
     // block stays open for later small strings.
     if (text.size() > kBlockSize / 2) {
-      blocks_.push_back(std::make_unique_for_overwrite<char[]>(text.size()));
-      std::memcpy(blocks_.back().get(), text.data(), text.size());
-      return {blocks_.back().get(), text.size()};
+      char* const block = new_block(text.size());
+      std::memcpy(block, text.data(), text.size());
+      return {block, text.size()};
     }
-    blocks_.push_back(std::make_unique_for_overwrite<char[]>(kBlockSize));
-    cursor_ = blocks_.back().get();
+    cursor_ = new_block(kBlockSize);
     left_ = kBlockSize;
   }
   char* const out = cursor_;

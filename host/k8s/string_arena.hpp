@@ -22,11 +22,24 @@ class StringArena {
   // A stable copy of `text`. Empty input yields an empty view.
   std::string_view store(std::string_view text);
 
+  // Makes room for `bytes` more in one block of exactly that size, so that
+  // strings stored next, up to that total, take no further allocation and
+  // leave nothing unused: for a caller that knows what it will store (a
+  // node model kept for long, a thousand of them at once). What was left
+  // of the current block is given up.
+  void reserve(size_t bytes);
+
+  // Bytes allocated for strings, used or not.
+  size_t capacity() const { return capacity_; }
+
  private:
   static constexpr size_t kBlockSize = 2048;
+  char* new_block(size_t bytes);
+
   std::vector<std::unique_ptr<char[]>> blocks_;
   char* cursor_ = nullptr;
   size_t left_ = 0;
+  size_t capacity_ = 0;
 };
 
 }  // namespace hami::k8s

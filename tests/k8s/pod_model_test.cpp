@@ -400,5 +400,22 @@ TEST(StringArena, StoredStringsStayPutAcrossBlocksAndMoves) {
   EXPECT_TRUE(moved.store("").empty());
 }
 
+TEST(StringArena, AReservedBlockTakesWhatWasReservedAndNoMore) {
+  StringArena arena;
+  arena.reserve(3000);
+  EXPECT_EQ(arena.capacity(), 3000u);
+  // Small strings and one larger than half a default block, all in it.
+  const std::string large(1500, 'l');
+  EXPECT_EQ(arena.store(std::string(700, 'a')), std::string(700, 'a'));
+  EXPECT_EQ(arena.store(large), large);
+  EXPECT_EQ(arena.store(std::string(800, 'b')), std::string(800, 'b'));
+  EXPECT_EQ(arena.capacity(), 3000u);
+  // Reserving what is already there allocates nothing; beyond it, a block.
+  arena.reserve(0);
+  EXPECT_EQ(arena.capacity(), 3000u);
+  EXPECT_EQ(arena.store("x"), "x");
+  EXPECT_EQ(arena.capacity(), 3000u + 2048u);
+}
+
 }  // namespace
 }  // namespace hami::k8s
