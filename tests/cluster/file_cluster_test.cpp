@@ -146,14 +146,20 @@ TEST(FileCluster, LoadsJson) {
   EXPECT_EQ(state->nodes().size(), 2u);
 }
 
+// The SnapshotError message from_text gives for `text`; "loaded" when it
+// loads.
+std::string snapshot_error(const std::string& text, std::string_view name) {
+  try {
+    FileClusterState::from_text(text, name);
+  } catch (const SnapshotError& e) {
+    return e.what();
+  }
+  return "loaded";
+}
+
 TEST(FileCluster, ErrorsNameTheFileAndObject) {
   const auto expect_error = [](const char* text, const std::string& what) {
-    try {
-      FileClusterState::from_text(text, "bad.yaml");
-      ADD_FAILURE() << "accepted " << text;
-    } catch (const SnapshotError& e) {
-      EXPECT_EQ(std::string(e.what()), what);
-    }
+    EXPECT_EQ(snapshot_error(text, "bad.yaml"), what) << text;
   };
   expect_error("kind: Node\nmetadata:\n  name: n\n  annotations:\n    a: 1\n",
                "bad.yaml: Node n: /metadata/annotations/a: expected a string, got a number");
@@ -218,15 +224,13 @@ TEST(FileCluster, RefusesANumberReadAsInfinity) {
   // RapidJSON reads these as infinity without an error; the object was
   // stored as broken, truncated JSON ("x":[1.7976931348623157e308,).
   for (const char* number : {"1.7976931348623159e308", "1.7976931348623157e324"}) {
-    try {
-      FileClusterState::from_text(
-          std::string(R"({"kind":"Node","metadata":{"name":"n"},"x":[1.7976931348623157e308,)") +
-              number + "]}",
-          "inf.json");
-      FAIL() << number;
-    } catch (const SnapshotError& e) {
-      EXPECT_STREQ(e.what(), "inf.json: Node n: a number is beyond the range of a double");
-    }
+    EXPECT_EQ(
+        snapshot_error(
+            std::string(R"({"kind":"Node","metadata":{"name":"n"},"x":[1.7976931348623157e308,)") +
+                number + "]}",
+            "inf.json"),
+        "inf.json: Node n: a number is beyond the range of a double")
+        << number;
   }
 }
 
@@ -261,45 +265,26 @@ TEST(FileCluster, UpsertKeepsItsOwnCopyOfTheObject) {
 TEST(FileCluster, RefusesASnapshotWithANulByte) {
   // JSON: the parse stopped at the NUL and the node after it was dropped.
   const std::string json("{\"kind\":\"List\",\"items\":[]}\0{\"kind\":\"Node\"}", 42);
-  try {
-    FileClusterState::from_text(json, "nul.json");
-    FAIL();
-  } catch (const SnapshotError& e) {
-    EXPECT_STREQ(e.what(),
-                 "nul.json: a NUL byte at offset 26 (neither JSON nor YAML text may contain one)");
-  }
+  EXPECT_EQ(snapshot_error(json, "nul.json"),
+            "nul.json: a NUL byte at offset 26 (neither JSON nor YAML text may contain one)");
   // YAML: yaml-cpp's LoadAll looped on this one, allocating without end.
   const std::string yaml = ",skind: ResourceQuotaods :5}" + std::string(112, '\0') + "}\n: x}}\n";
-  try {
-    FileClusterState::from_text(yaml, "nul.yaml");
-    FAIL();
-  } catch (const SnapshotError& e) {
-    EXPECT_STREQ(e.what(),
-                 "nul.yaml: a NUL byte at offset 28 (neither JSON nor YAML text may contain one)");
-  }
+  EXPECT_EQ(snapshot_error(yaml, "nul.yaml"),
+            "nul.yaml: a NUL byte at offset 28 (neither JSON nor YAML text may contain one)");
 }
 
 TEST(FileCluster, RefusesSnapshotsNestingDeeperThanTheParsersBound) {
   // 100,000 levels overflowed the stack of the recursive parser.
   const std::string deep = R"({"kind":"Node","metadata":{"name":"n"},"x":)" +
                            std::string(100000, '[') + std::string(100000, ']') + "}";
-  try {
-    FileClusterState::from_text(deep, "deep.json");
-    FAIL();
-  } catch (const SnapshotError& e) {
-    EXPECT_STREQ(e.what(), "deep.json: nests JSON deeper than 512 levels");
-  }
+  EXPECT_EQ(snapshot_error(deep, "deep.json"), "deep.json: nests JSON deeper than 512 levels");
   // yaml-cpp stops nested block sequences itself before 512 levels.
   std::string yaml = "kind: Node\nmetadata:\n  name: n\nx:\n";
   for (int i = 0; i < 600; ++i)
     yaml += "- ";
   yaml += "1\n";
-  try {
-    FileClusterState::from_text(yaml, "deep.yaml");
-    FAIL();
-  } catch (const SnapshotError& e) {
-    EXPECT_EQ(std::string(e.what()).rfind("deep.yaml: invalid YAML: ", 0), 0U) << e.what();
-  }
+  const std::string deep_yaml = snapshot_error(yaml, "deep.yaml");
+  EXPECT_EQ(deep_yaml.rfind("deep.yaml: invalid YAML: ", 0), 0U) << deep_yaml;
   // 500 levels inside an object are still read.
   const std::string fine = R"({"kind":"Node","metadata":{"name":"n"},"x":)" +
                            std::string(500, '[') + std::string(500, ']') + "}";
@@ -308,28 +293,18 @@ TEST(FileCluster, RefusesSnapshotsNestingDeeperThanTheParsersBound) {
 
 TEST(FileCluster, RefusesAYamlSnapshotWhoseAliasesExpandPastItsBudget) {
   const std::string yaml = hami::testing::yaml_alias_bomb("kind: Node\nmetadata:\n  name: n\n");
-  try {
-    FileClusterState::from_text(yaml, "bomb.yaml");
-    FAIL();
-  } catch (const SnapshotError& e) {
-    // 8 × the YAML's size plus 1 MiB.
-    const std::string budget = std::to_string(8 * yaml.size() + 1024 * 1024);
-    EXPECT_NE(std::string(e.what()).find(": converts to more than " + budget + " bytes of JSON"),
-              std::string::npos)
-        << e.what();
-  }
+  // 8 × the YAML's size plus 1 MiB.
+  const std::string budget = std::to_string(8 * yaml.size() + 1024 * 1024);
+  const std::string error = snapshot_error(yaml, "bomb.yaml");
+  EXPECT_NE(error.find(": converts to more than " + budget + " bytes of JSON"), std::string::npos)
+      << error;
 }
 
 TEST(FileCluster, RefusesAYamlSnapshotTheParserCannotAdvanceIn) {
   // yaml-cpp 0.7's LoadAll looped on a lone comma, allocating without end.
-  try {
-    FileClusterState::from_text("kind: Namespace\nmetadata: {name: a}\n---\n,\n", "comma.yaml");
-    FAIL();
-  } catch (const SnapshotError& e) {
-    EXPECT_STREQ(e.what(),
-                 "comma.yaml: invalid YAML: yaml-cpp: error at line 4, column 1: "
-                 "expected a YAML value here");
-  }
+  EXPECT_EQ(snapshot_error("kind: Namespace\nmetadata: {name: a}\n---\n,\n", "comma.yaml"),
+            "comma.yaml: invalid YAML: yaml-cpp: error at line 4, column 1: "
+            "expected a YAML value here");
 }
 
 TEST(FileCluster, LoadsAYamlStreamOfManySmallDocuments) {
