@@ -107,12 +107,21 @@ void ExtenderService::remember_nodes(std::vector<NodeObjectCache::Fresh> fresh) 
   }
 }
 
+namespace {
+
+// How many of the call's Node objects the node cache supplied.
+size_t cached_count(const ExtenderArgs& args) {
+  return static_cast<size_t>(
+      std::count_if(args.known_nodes.begin(), args.known_nodes.end(),
+                    [](const NodeObjectCache::Entry* e) { return e != nullptr; }));
+}
+
+}  // namespace
+
 void ExtenderService::report_full_nodes(const ExtenderArgs& args) const {
   if (!observer_.full_nodes)
     return;
-  const auto cached = static_cast<size_t>(
-      std::count_if(args.known_nodes.begin(), args.known_nodes.end(),
-                    [](const NodeObjectCache::Entry* e) { return e != nullptr; }));
+  const size_t cached = cached_count(args);
   const auto held = node_cache_.snapshot();
   observer_.full_nodes(cached, args.known_nodes.size() - cached, held->size(), held->bytes());
 }
@@ -194,7 +203,6 @@ Reply ExtenderService::run_filter(std::string body, Trace& trace) const {
         if (const auto& known = args.known_nodes[i]) {
           nodes.push_back(&known->model);
           item_index.push_back(i);
-          ++trace.known;
           continue;
         }
         try {
@@ -214,6 +222,7 @@ Reply ExtenderService::run_filter(std::string body, Trace& trace) const {
         }
       }
       trace.candidates = args.node_items.size();
+      trace.known = cached_count(args);
       scheduling::FilterOutcome& result = trace.outcome;
       result = scheduler_.filter(*pod, nodes);
       nodes.clear();  // some point into `fresh`, which the cache takes now

@@ -94,6 +94,12 @@ TEST_F(Observed, FullNodesCallsReportCachedAndParsedNodes) {
   service.filter(body);
   service.prioritize(body);
   filter(kGpuPod);  // NodeNames: nothing to report
+  // The filters' log lines: nothing cached the first time, one node the second.
+  const std::string lines = log_text.str();
+  const size_t second = lines.find("cached_nodes=1");
+  EXPECT_NE(lines.find("cached_nodes=0"), std::string::npos) << lines;
+  EXPECT_NE(second, std::string::npos) << lines;
+  EXPECT_LT(lines.find("cached_nodes=0"), second);
   EXPECT_EQ(full_nodes,
             (std::vector<FullNodes>{{0, 2, 1, cost}, {1, 1, 1, cost}, {1, 1, 1, cost}}));
 }
