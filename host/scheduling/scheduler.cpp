@@ -534,6 +534,21 @@ void Scheduler::release(std::string_view key) {
   if (key.empty())
     return;
   auto txn = ledger_.write();
+  const PodCharge* existing = txn->pod(key);
+  if (existing == nullptr)
+    return;
+  // The reservation goes, but an allocation the pod still carries (an
+  // earlier attempt whose removal failed) keeps counting: the annotations
+  // are the source of truth. The pod is read and decoded under the
+  // transaction so that a newer version delivered meanwhile lands after
+  // this; failed binds are rare enough for readers to wait on that.
+  const auto pod = cluster_.pod(existing->namespace_, existing->name);
+  if (pod && pod->uid == key) {
+    if (const auto allocations = pod_allocations(*pod)) {
+      txn->put_pod(annotated_charge(*pod, *allocations, existing));
+      return;
+    }
+  }
   txn->remove_pod(key);
 }
 
@@ -644,22 +659,19 @@ std::string Scheduler::bind(std::string_view namespace_, std::string_view name,
                                 {{"node", std::string(node)}, {"error", e.what()}});
       }
     }
-    bool allocation_removed = true;
     if (allocation_written) {
       try {
         cluster_.patch_pod_metadata(namespace_, name, allocation_removal(devices_), key);
       } catch (const cluster::ClusterError& e) {
-        allocation_removed = false;
         if (options_.logger)
           options_.logger->warn("allocation annotation removal failed",
                                 {{"pod", key}, {"error", e.what()}});
       }
     }
-    // While the pod still carries its allocation annotations (the source of
-    // truth for usage) the ledger keeps counting it; dropping the charge
-    // here would let the next pod take the same room.
-    if (allocation_removed)
-      release(key);
+    // While the pod still carries allocation annotations (this attempt's
+    // when the removal failed, or an earlier attempt's) the ledger keeps
+    // counting them: release drops only the reservation.
+    release(key);
     event(*pod, true, "BindingFailed", message);
     return message;
   };
@@ -832,12 +844,9 @@ void Scheduler::pod_upserted(const std::shared_ptr<const cluster::PodRecord>& po
     txn->remove_pod(pod->uid);
     return;
   }
-  std::string error;
-  const auto allocations = allocations_from_pod(devices_, *pod, error);
-  if (!error.empty() && options_.logger) {
-    options_.logger->warn("pod allocation not decoded",
-                          {{"pod", pod->namespace_ + "/" + pod->name}, {"error", error}});
-  }
+  // Decoded before the ledger is locked: plugins run here and readers
+  // would wait on them.
+  const auto allocations = pod_allocations(*pod);
   auto txn = ledger_.write();
   const PodCharge* existing = txn->pod(pod->uid);
   if (!allocations) {
@@ -847,16 +856,33 @@ void Scheduler::pod_upserted(const std::shared_ptr<const cluster::PodRecord>& po
       txn->remove_pod(pod->uid);
     return;
   }
+  txn->put_pod(annotated_charge(*pod, *allocations, existing));
+}
+
+std::optional<std::vector<VendorAllocation>> Scheduler::pod_allocations(
+    const cluster::PodRecord& pod) const {
+  std::string error;
+  auto allocations = allocations_from_pod(devices_, pod, error);
+  if (!error.empty() && options_.logger) {
+    options_.logger->warn("pod allocation not decoded",
+                          {{"pod", pod.namespace_ + "/" + pod.name}, {"error", error}});
+  }
+  return allocations;
+}
+
+PodCharge Scheduler::annotated_charge(const cluster::PodRecord& pod,
+                                      const std::vector<VendorAllocation>& allocations,
+                                      const PodCharge* existing) {
   // Once shrunk to its app containers a pod never grows back (HAMi 7.2).
-  const bool shrunk = pod->init_containers_succeeded || (existing != nullptr && existing->shrunk);
+  const bool shrunk = pod.init_containers_succeeded || (existing != nullptr && existing->shrunk);
   PodCharge charge;
-  charge.uid = pod->uid;
-  charge.namespace_ = pod->namespace_;
-  charge.name = pod->name;
-  charge.node = std::string(*pod->annotation(kAssignedNodeAnnotation));
-  charge.devices = collapse(*allocations, pod->model->view().init_count, shrunk);
+  charge.uid = pod.uid;
+  charge.namespace_ = pod.namespace_;
+  charge.name = pod.name;
+  charge.node = std::string(*pod.annotation(kAssignedNodeAnnotation));
+  charge.devices = collapse(allocations, pod.model->view().init_count, shrunk);
   charge.shrunk = shrunk;
-  txn->put_pod(std::move(charge));
+  return charge;
 }
 
 void Scheduler::pod_deleted(const std::shared_ptr<const cluster::PodRecord>& pod) {

@@ -11,7 +11,9 @@
 //   filter (HAMi-compatible) filter picks the single best node, reserves
 //          and writes the allocation annotations; bind locks and binds.
 // Any bind failure releases the node lock and the reservation, and removes
-// the allocation annotations (HAMi bug 7.7#11 kept the reservation).
+// the allocation annotations (HAMi bug 7.7#11 kept the reservation). An
+// allocation the pod still carries after that (a removal that failed, now
+// or in an earlier attempt) keeps counting until the pod loses it.
 //
 // The ledger follows the cluster state's change feed: node inventories are
 // decoded when a node's annotations change, pod charges come from the
@@ -152,7 +154,17 @@ class Scheduler final : private cluster::ClusterWatcher {
   FilterOutcome run_filter(const hami_pod_view& pod, std::vector<Candidate>& candidates);
   std::optional<Reservation> reserve(const PodContext& ctx, std::string_view node,
                                      std::string& reason);
+  // Drops the pod's reservation; the charge its allocation annotations
+  // give (if it still carries any) stays.
   void release(std::string_view key);
+  // What the pod's allocation annotations record (nullopt without them);
+  // logs an annotation that does not decode.
+  std::optional<std::vector<VendorAllocation>> pod_allocations(const cluster::PodRecord& pod) const;
+  // The ledger charge of those allocations (`existing`: the pod's charge
+  // so far, which may have shrunk).
+  static PodCharge annotated_charge(const cluster::PodRecord& pod,
+                                    const std::vector<VendorAllocation>& allocations,
+                                    const PodCharge* existing);
   void event(const hami_pod_view& pod, bool warning, std::string_view reason, std::string message);
   void event(const cluster::PodRecord& pod, bool warning, std::string_view reason,
              std::string message);

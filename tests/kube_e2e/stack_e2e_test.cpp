@@ -344,11 +344,25 @@ TEST_F(StackE2E, FaultRunNeverOverAllocates) {
   // No device is ever over-allocated, counting every pod that carries an
   // allocation (bound or not).
   const auto use = usage_from_annotations(fake);
+  // For a failure message: the pods whose allocation names `device`.
+  const auto holders = [&](const std::string& device) {
+    std::string out;
+    for (const std::string& text : fake.objects("Pod")) {
+      const json pod = json::parse(text);
+      const std::string allocated = annotation(pod, "hami.io/vgpu-devices-allocated");
+      if (allocated.find(device + ",") == std::string::npos)
+        continue;
+      const std::string name = pod["metadata"]["name"];
+      out += "\n  " + name + " " + allocated + " bound to '" + pod["spec"].value("nodeName", "") +
+             "' outcome '" + outcome[name] + "'";
+    }
+    return out;
+  };
   EXPECT_GE(use.size(), 8u);  // every GPU got pods
   for (const auto& [device, u] : use) {
-    EXPECT_LE(u.memory, 40960) << device;
-    EXPECT_LE(u.cores, 100) << device;
-    EXPECT_LE(u.slots, 10) << device;
+    EXPECT_LE(u.memory, 40960) << device << holders(device);
+    EXPECT_LE(u.cores, 100) << device << holders(device);
+    EXPECT_LE(u.slots, 10) << device << holders(device);
   }
   EXPECT_GT(faults.load(), 5);
   EXPECT_LT(std::chrono::steady_clock::now() - started, 60s);

@@ -13,13 +13,15 @@ namespace {
 using namespace hami;
 using namespace hami::testing;
 
-// Forwards to the file backend; Binding creation and allocation removals
-// fail on command, as an API server answering 500 would make them.
+// Forwards to the file backend; Binding creation, allocation writes and
+// allocation removals fail on command, as an API server answering 500 would
+// make them.
 class FlakyCluster final : public cluster::ClusterState {
  public:
   explicit FlakyCluster(cluster::ClusterState& inner) : inner_(inner) {}
   std::atomic<bool> fail_bind{false};
   std::atomic<bool> fail_removal{false};
+  std::atomic<bool> fail_write{false};
 
   std::shared_ptr<const k8s::NodeModel> node(std::string_view n) const override {
     return inner_.node(n);
@@ -46,6 +48,8 @@ class FlakyCluster final : public cluster::ClusterState {
       removal = removal || !w.value;
     if (removal && fail_removal)
       throw cluster::ClusterError(cluster::ErrorKind::Unavailable, "injected: pod patch failed");
+    if (!removal && fail_write)
+      throw cluster::ClusterError(cluster::ErrorKind::Unavailable, "injected: pod write failed");
     inner_.patch_pod_metadata(ns, n, patch, uid);
   }
   void patch_node_annotations(std::string_view n, const std::vector<cluster::MetadataWrite>& a,
@@ -96,6 +100,50 @@ TEST(FailedBind, AllocationThatCouldNotBeRemovedStillCounts) {
   // The retried bind of p (kube-scheduler retries) reuses its own room.
   EXPECT_EQ(scheduler.bind("ml", "p", "uid-p", "gpu-a"), "");
   EXPECT_EQ(env.cluster->pod("ml", "p")->node_name, "gpu-a");
+}
+
+// The retry of such a bind fails before its own allocation is written:
+// the pod still carries the first attempt's allocation, so dropping the
+// retry's reservation must leave that charge in place.
+TEST(FailedBind, FailedRetryKeepsTheAllocationStillWritten) {
+  SchedulingEnv env("kind: List\nitems:\n" + nvidia_node("gpu-a", 1, 8000));
+  FlakyCluster flaky(*env.cluster);
+  scheduling::SchedulerOptions options;
+  options.clock = [&env] { return env.now.load(); };
+  scheduling::Scheduler scheduler(flaky, env.registry.devices(), env.registry.scheduling(),
+                                  options);
+  const Limits big = {{"nvidia.com/gpu", "1"}, {"nvidia.com/gpumem", "6000"}};
+  for (const char* name : {"p", "q"}) {
+    rapidjson::Document doc;
+    doc.Parse(pod_json("ml", name, std::string("uid-") + name, {big}).c_str());
+    env.cluster->upsert(doc);
+  }
+
+  flaky.fail_bind = true;
+  flaky.fail_removal = true;
+  EXPECT_EQ(scheduler.bind("ml", "p", "uid-p", "gpu-a"), "injected: binding failed");
+  flaky.fail_bind = false;
+  flaky.fail_removal = false;
+  flaky.fail_write = true;
+  EXPECT_EQ(scheduler.bind("ml", "p", "uid-p", "gpu-a"), "injected: pod write failed");
+  EXPECT_EQ(env.annotation("ml", "p", "hami.io/vgpu-devices-allocated"),
+            "GPU-gpu-a-0,NVIDIA,6000,0:;");
+  {
+    const auto snapshot = scheduler.ledger().read();
+    const scheduling::PodCharge* charge = snapshot->pod("uid-p");
+    ASSERT_NE(charge, nullptr);
+    EXPECT_FALSE(charge->reservation);
+    EXPECT_EQ(charge->node, "gpu-a");
+  }
+
+  flaky.fail_write = false;
+  const std::vector<std::string> names = {"gpu-a"};
+  const auto q = pod_from_json(pod_json("ml", "q", "uid-q", {big}));
+  const auto out = scheduler.filter(q, names);
+  EXPECT_TRUE(out.fit.empty());
+  EXPECT_NE(scheduler.bind("ml", "q", "uid-q", "gpu-a"), "");
+  EXPECT_EQ(env.cluster->pod("ml", "q")->node_name, "");
+  EXPECT_EQ(scheduler.bind("ml", "p", "uid-p", "gpu-a"), "");
 }
 
 TEST(FailedBind, RemovedAllocationFreesTheRoom) {
