@@ -227,17 +227,17 @@ hami_node_usage summarize_usage(const NodeDevices& devices, const std::vector<bo
 }
 
 void subtract_charge(const NodeDevices& devices, NodeUse& usage, const PodCharge& charge) {
-  for (const DeviceCharge& d : charge.devices) {
+  for_each_charged(charge, devices.name(), [&](const DeviceCharge& d) {
     if (d.vendor >= usage.size())
-      continue;
+      return;
     const size_t k = devices.vendors()[d.vendor].find(d.device_id);
     if (k == NodeDevices::npos)
-      continue;
+      return;
     DeviceUse& u = usage[d.vendor][k];
     u.used -= d.slots;
     u.memory_mib -= d.memory_mib;
     u.cores -= d.cores;
-  }
+  });
 }
 
 }  // namespace hami::scheduling

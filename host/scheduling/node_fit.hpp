@@ -102,7 +102,8 @@ NodeFit fit_node(const PodFitInput& input, const NodeDevices& devices,
 hami_node_usage summarize_usage(const NodeDevices& devices, const std::vector<bool>& healthy,
                                 const NodeUse& usage);
 
-// `usage` minus `charge` (for a pod re-filtered on the node it holds).
+// `usage` minus what `charge` counts on the devices' node (for a pod
+// re-filtered on a node it holds).
 void subtract_charge(const NodeDevices& devices, NodeUse& usage, const PodCharge& charge);
 
 }  // namespace hami::scheduling

@@ -15,6 +15,24 @@ std::vector<VendorTotals> PodCharge::totals(size_t vendor_count) const {
   return out;
 }
 
+std::vector<DeviceCharge> larger_of(const std::vector<DeviceCharge>& a,
+                                    const std::vector<DeviceCharge>& b) {
+  std::vector<DeviceCharge> out = a;
+  for (const DeviceCharge& d : b) {
+    const auto same = std::find_if(out.begin(), out.end(), [&](const DeviceCharge& o) {
+      return o.vendor == d.vendor && o.device_id == d.device_id;
+    });
+    if (same == out.end()) {
+      out.push_back(d);
+      continue;
+    }
+    same->slots = std::max(same->slots, d.slots);
+    same->memory_mib = std::max(same->memory_mib, d.memory_mib);
+    same->cores = std::max(same->cores, d.cores);
+  }
+  return out;
+}
+
 namespace {
 
 struct Accumulator {

@@ -26,6 +26,7 @@ struct DeviceCharge {
   int32_t slots = 0;
   int64_t memory_mib = 0;
   int64_t cores = 0;
+  friend bool operator==(const DeviceCharge&, const DeviceCharge&) = default;
 };
 
 // Per vendor: the memory and cores a pod holds in total (quota accounting).
@@ -45,10 +46,44 @@ struct PodCharge {
   bool reservation = false;
   // Collapsed to app containers after the init containers succeeded.
   bool shrunk = false;
+  // A reservation's only: the allocation the pod still carries on the
+  // server (an earlier attempt's) until the write that replaces it lands.
+  // That write may fail, so both count; on one node, each device counts
+  // the larger of the two. Empty held_node: none.
+  std::string held_node;
+  std::vector<DeviceCharge> held_devices;
 
-  // Sums of memory and cores per vendor (size = vendor count).
+  // Whether the charge counts anything on `node_name`.
+  bool on(std::string_view node_name) const {
+    return node == node_name || (!held_node.empty() && held_node == node_name);
+  }
+  // Sums of memory and cores per vendor (size = vendor count) of `devices`:
+  // quotas count what the pod will hold, not what it is leaving.
   std::vector<VendorTotals> totals(size_t vendor_count) const;
 };
+
+// Per device, the larger slots, memory and cores of `a` and `b`; devices
+// of only one of them as they are.
+std::vector<DeviceCharge> larger_of(const std::vector<DeviceCharge>& a,
+                                    const std::vector<DeviceCharge>& b);
+
+// Calls f(const DeviceCharge&) for each device charge `charge` counts on
+// `node_name`.
+template <class F>
+void for_each_charged(const PodCharge& charge, std::string_view node_name, F&& f) {
+  const bool own = charge.node == node_name;
+  const bool held = !charge.held_node.empty() && charge.held_node == node_name;
+  if (own && held) {
+    for (const DeviceCharge& d : larger_of(charge.devices, charge.held_devices))
+      f(d);
+  } else if (own) {
+    for (const DeviceCharge& d : charge.devices)
+      f(d);
+  } else if (held) {
+    for (const DeviceCharge& d : charge.held_devices)
+      f(d);
+  }
+}
 
 // One vendor's allocation of a pod: one segment per container, init first.
 struct VendorAllocation {

@@ -348,7 +348,7 @@ FilterOutcome Scheduler::run_filter(const hami_pod_view& pod, std::vector<Candid
           part.unresolvable.emplace_back(i, kNodeUnregistered);
           return;
         }
-        if (own != nullptr && own->node == cand.name) {
+        if (own != nullptr && own->on(cand.name)) {
           if (base != &adjusted)
             adjusted = *base;
           subtract_charge(*devices, adjusted, *own);
@@ -495,7 +495,7 @@ std::optional<Scheduler::Reservation> Scheduler::reserve(const PodContext& ctx,
   }
   const PodCharge* own = txn->pod(ctx.key);
   NodeUse usage = entry->use;
-  if (own != nullptr && own->node == node)
+  if (own != nullptr && own->on(node))
     subtract_charge(*entry->devices, usage, *own);
   const auto quota = quota_context(*txn, devices_, ctx.namespace_, own);
   PodFitInput input;
@@ -526,6 +526,12 @@ std::optional<Scheduler::Reservation> Scheduler::reserve(const PodContext& ctx,
   charge.node = std::string(node);
   charge.devices = collapse(r.allocations, ctx.requests.init_count, false);
   charge.reservation = true;
+  // What the pod carries now keeps counting until this reservation's write
+  // replaces it: if that write fails, the pod still holds it.
+  if (own != nullptr) {
+    charge.held_node = own->reservation ? own->held_node : own->node;
+    charge.held_devices = own->reservation ? own->held_devices : own->devices;
+  }
   txn->put_pod(std::move(charge));
   return r;
 }
@@ -578,7 +584,7 @@ std::vector<HostScore> Scheduler::prioritize(const k8s::PodModel& pod,
     if (entry == nullptr || !entry->devices)
       continue;
     NodeUse usage = entry->use;
-    if (own != nullptr && own->node == h.host)
+    if (own != nullptr && own->on(h.host))
       subtract_charge(*entry->devices, usage, *own);
     try {
       const double score = policy.plugin->score_node(
@@ -856,7 +862,20 @@ void Scheduler::pod_upserted(const std::shared_ptr<const cluster::PodRecord>& po
       txn->remove_pod(pod->uid);
     return;
   }
-  txn->put_pod(annotated_charge(*pod, *allocations, existing));
+  PodCharge charge = annotated_charge(*pod, *allocations, existing);
+  if (existing != nullptr && existing->reservation &&
+      (charge.node != existing->node ||
+       collapse(*allocations, pod->model->view().init_count, false) != existing->devices)) {
+    // Not the reservation's write (reservations are never shrunk): a
+    // version from before it, whose allocation the pod holds until that
+    // write lands.
+    PodCharge kept = *existing;
+    kept.held_node = std::move(charge.node);
+    kept.held_devices = std::move(charge.devices);
+    txn->put_pod(std::move(kept));
+    return;
+  }
+  txn->put_pod(std::move(charge));
 }
 
 std::optional<std::vector<VendorAllocation>> Scheduler::pod_allocations(

@@ -74,10 +74,13 @@ void LedgerState::add_to_use(NodeEntry& node, const DeviceCharge& d, int sign) {
 }
 
 void LedgerState::apply(const PodCharge& charge, int sign) {
-  if (!charge.node.empty()) {
-    NodeEntry& n = entry(charge.node);
-    for (const DeviceCharge& d : charge.devices)
-      add_to_use(n, d, sign);
+  // A reservation's held allocation may be on another node: the pod is
+  // listed on each node it counts on, once.
+  for (const std::string* name : {&charge.node, &charge.held_node}) {
+    if (name->empty() || (name == &charge.held_node && charge.held_node == charge.node))
+      continue;
+    NodeEntry& n = entry(*name);
+    for_each_charged(charge, *name, [&](const DeviceCharge& d) { add_to_use(n, d, sign); });
     if (sign > 0) {
       n.pods.push_back(charge.uid);
     } else {
@@ -111,8 +114,8 @@ void LedgerState::set_node_devices(std::shared_ptr<const NodeDevices> devices) {
     const auto it = pods_.find(uid);
     if (it == pods_.end())
       continue;
-    for (const DeviceCharge& d : it->second.devices)
-      add_to_use(n, d, +1);
+    for_each_charged(it->second, n.devices->name(),
+                     [&](const DeviceCharge& d) { add_to_use(n, d, +1); });
   }
 }
 

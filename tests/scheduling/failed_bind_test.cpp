@@ -4,69 +4,15 @@
 // pod is handed the same room.
 #include <gtest/gtest.h>
 
-#include <atomic>
+#include <utility>
 
+#include "flaky_cluster.hpp"
 #include "scheduling_env.hpp"
 
 namespace {
 
 using namespace hami;
 using namespace hami::testing;
-
-// Forwards to the file backend; Binding creation, allocation writes and
-// allocation removals fail on command, as an API server answering 500 would
-// make them.
-class FlakyCluster final : public cluster::ClusterState {
- public:
-  explicit FlakyCluster(cluster::ClusterState& inner) : inner_(inner) {}
-  std::atomic<bool> fail_bind{false};
-  std::atomic<bool> fail_removal{false};
-  std::atomic<bool> fail_write{false};
-
-  std::shared_ptr<const k8s::NodeModel> node(std::string_view n) const override {
-    return inner_.node(n);
-  }
-  std::vector<std::shared_ptr<const k8s::NodeModel>> nodes() const override {
-    return inner_.nodes();
-  }
-  std::shared_ptr<const cluster::PodRecord> pod(std::string_view ns,
-                                                std::string_view n) const override {
-    return inner_.pod(ns, n);
-  }
-  std::vector<std::shared_ptr<const cluster::PodRecord>> pods() const override {
-    return inner_.pods();
-  }
-  std::vector<cluster::ResourceQuotaRecord> quotas() const override { return inner_.quotas(); }
-  std::vector<cluster::NamespaceRecord> namespaces() const override { return inner_.namespaces(); }
-  void watch(cluster::ClusterWatcher& w) override { inner_.watch(w); }
-  void unwatch(cluster::ClusterWatcher& w) override { inner_.unwatch(w); }
-  void patch_pod_metadata(std::string_view ns, std::string_view n,
-                          const cluster::PodMetadataPatch& patch,
-                          std::optional<std::string_view> uid) override {
-    bool removal = false;
-    for (const auto& w : patch.annotations)
-      removal = removal || !w.value;
-    if (removal && fail_removal)
-      throw cluster::ClusterError(cluster::ErrorKind::Unavailable, "injected: pod patch failed");
-    if (!removal && fail_write)
-      throw cluster::ClusterError(cluster::ErrorKind::Unavailable, "injected: pod write failed");
-    inner_.patch_pod_metadata(ns, n, patch, uid);
-  }
-  void patch_node_annotations(std::string_view n, const std::vector<cluster::MetadataWrite>& a,
-                              std::optional<std::string_view> rv) override {
-    inner_.patch_node_annotations(n, a, rv);
-  }
-  void bind(std::string_view ns, std::string_view n, std::string_view uid,
-            std::string_view node) override {
-    if (fail_bind)
-      throw cluster::ClusterError(cluster::ErrorKind::Unavailable, "injected: binding failed");
-    inner_.bind(ns, n, uid, node);
-  }
-  void record_event(const cluster::Event& e) override { inner_.record_event(e); }
-
- private:
-  cluster::ClusterState& inner_;
-};
 
 TEST(FailedBind, AllocationThatCouldNotBeRemovedStillCounts) {
   SchedulingEnv env("kind: List\nitems:\n" + nvidia_node("gpu-a", 1, 8000));
@@ -144,6 +90,78 @@ TEST(FailedBind, FailedRetryKeepsTheAllocationStillWritten) {
   EXPECT_NE(scheduler.bind("ml", "q", "uid-q", "gpu-a"), "");
   EXPECT_EQ(env.cluster->pod("ml", "q")->node_name, "");
   EXPECT_EQ(scheduler.bind("ml", "p", "uid-p", "gpu-a"), "");
+}
+
+// The retry goes to another node. Until its write lands the pod still
+// holds the first allocation on the first node; a write that fails leaves
+// it there. Neither room may be handed out meanwhile — not even after an
+// unrelated update of the pod, which still carries the first allocation.
+TEST(FailedBind, RetryElsewhereHoldsBothRoomsUntilItsWriteLands) {
+  SchedulingEnv env("kind: List\nitems:\n" + nvidia_node("gpu-a", 1, 8000) +
+                    nvidia_node("gpu-b", 1, 8000));
+  FlakyCluster flaky(*env.cluster);
+  scheduling::SchedulerOptions options;
+  options.clock = [&env] { return env.now.load(); };
+  scheduling::Scheduler scheduler(flaky, env.registry.devices(), env.registry.scheduling(),
+                                  options);
+  const Limits big = {{"nvidia.com/gpu", "1"}, {"nvidia.com/gpumem", "6000"}};
+  for (const char* name : {"p", "q"}) {
+    rapidjson::Document doc;
+    doc.Parse(pod_json("ml", name, std::string("uid-") + name, {big}).c_str());
+    env.cluster->upsert(doc);
+  }
+  flaky.fail_bind = true;
+  flaky.fail_removal = true;
+  EXPECT_EQ(scheduler.bind("ml", "p", "uid-p", "gpu-a"), "injected: binding failed");
+  flaky.fail_bind = false;
+  flaky.fail_removal = false;
+
+  const std::vector<std::string> names = {"gpu-a", "gpu-b"};
+  const auto q = pod_from_json(pod_json("ml", "q", "uid-q", {big}));
+  std::vector<std::string> seen;  // what q's filter found during p's write
+  bool looked = false;
+  flaky.before_pod_write = [&](const cluster::PodMetadataPatch&) {
+    if (std::exchange(looked, true))
+      return;
+    const auto fits = [&] {
+      std::string out;
+      for (size_t i : scheduler.filter(q, names).fit)
+        out += names[i] + " ";
+      return out;
+    };
+    seen.push_back(fits());
+    // Another writer touches p: the version still names gpu-a.
+    cluster::PodMetadataPatch unrelated;
+    unrelated.annotations.push_back({"example.com/touched", "yes"});
+    env.cluster->patch_pod_metadata("ml", "p", unrelated, std::nullopt);
+    seen.push_back(fits());
+  };
+  flaky.fail_write = true;
+  EXPECT_EQ(scheduler.bind("ml", "p", "uid-p", "gpu-b"), "injected: pod write failed");
+  EXPECT_EQ(seen, (std::vector<std::string>{"", ""}));
+
+  // The write failed: p holds gpu-a only, and gpu-b is free again.
+  flaky.fail_write = false;
+  EXPECT_EQ(env.annotation("ml", "p", "hami.io/vgpu-node"), "gpu-a");
+  const auto out = scheduler.filter(q, names);
+  ASSERT_EQ(out.fit.size(), 1u);
+  EXPECT_EQ(names[out.fit[0]], "gpu-b");
+  {
+    const auto snapshot = scheduler.ledger().read();
+    const scheduling::PodCharge* charge = snapshot->pod("uid-p");
+    ASSERT_NE(charge, nullptr);
+    EXPECT_FALSE(charge->reservation);
+    EXPECT_EQ(charge->node, "gpu-a");
+    EXPECT_EQ(charge->held_node, "");
+    EXPECT_EQ(snapshot->node("gpu-b")->use[0][0].memory_mib, 0);
+    EXPECT_EQ(snapshot->node("gpu-a")->use[0][0].memory_mib, 6000);
+  }
+
+  // A retry whose write lands moves p: gpu-a is free, gpu-b taken.
+  EXPECT_EQ(scheduler.bind("ml", "p", "uid-p", "gpu-b"), "");
+  const auto after = scheduler.filter(q, names);
+  ASSERT_EQ(after.fit.size(), 1u);
+  EXPECT_EQ(names[after.fit[0]], "gpu-a");
 }
 
 TEST(FailedBind, RemovedAllocationFreesTheRoom) {

@@ -202,6 +202,46 @@ TEST_F(Usage, NodeReRegistrationRecomputesUsage) {
   EXPECT_EQ(use(0).memory_mib, 1000);
 }
 
+// A reservation in flight counts with the allocation the pod still holds:
+// on one node each device takes the larger of the two, and a node that
+// registers again counts both the same way. Quotas see the reservation.
+TEST_F(Usage, ReservationAndHeldAllocationCountTogether) {
+  scheduling::UsageLedger ledger(env.registry.devices().size());
+  const auto devices = env.scheduler->ledger().read()->node("n1")->devices;
+  ledger.write()->set_node_devices(devices);
+  scheduling::PodCharge charge;
+  charge.uid = "uid-p";
+  charge.namespace_ = "ml";
+  charge.name = "p";
+  charge.node = "n1";
+  charge.devices = {{0, "GPU-0", 1, 1000, 10}};
+  charge.reservation = true;
+  charge.held_node = "n1";
+  charge.held_devices = {{0, "GPU-0", 1, 3000, 5}, {0, "GPU-1", 1, 500, 5}};
+  ledger.write()->put_pod(charge);
+  const auto expect_use = [&](const std::string& what) {
+    const auto snapshot = ledger.read();
+    const auto& use = snapshot->node("n1")->use[0];
+    EXPECT_EQ(std::to_string(use[0].used) + "/" + std::to_string(use[0].memory_mib) + "/" +
+                  std::to_string(use[0].cores) + " " + std::to_string(use[1].used) + "/" +
+                  std::to_string(use[1].memory_mib) + "/" + std::to_string(use[1].cores),
+              what);
+  };
+  expect_use("1/3000/10 1/500/5");
+  EXPECT_EQ((*ledger.read()->namespace_used("ml"))[0].memory_mib, 1000);
+  ledger.write()->set_node_devices(devices);
+  expect_use("1/3000/10 1/500/5");
+  // Held on another node: each node counts its own part.
+  charge.held_node = "n2";
+  ledger.write()->put_pod(charge);
+  expect_use("1/1000/10 0/0/0");
+  EXPECT_EQ(ledger.read()->node("n2")->pods.size(), 1u);
+  ledger.write()->remove_pod("uid-p");
+  expect_use("0/0/0 0/0/0");
+  EXPECT_TRUE(ledger.read()->node("n2")->pods.empty());
+  EXPECT_TRUE(ledger.read()->node("n1")->pods.empty());
+}
+
 TEST_F(Usage, LockAnnotationChangesDoNotReDecodeTheNode) {
   const auto before = env.scheduler->ledger().read()->node("n1")->devices;
   env.cluster->patch_node_annotations("n1", {{"hami.io/mutex.lock", "2025-06-15T15:06:00Z,ml,x"}},

@@ -1,0 +1,95 @@
+// A cluster state that forwards to another and fails writes the way an API
+// server answering 500 would: Binding creation, allocation writes and
+// allocation removals fail on command, or at random at a given rate. Reads,
+// node writes (the node lock) and events always pass. A hook sees each pod
+// write first.
+#pragma once
+
+#include <atomic>
+#include <cstdint>
+#include <functional>
+#include <mutex>
+#include <random>
+
+#include "cluster/cluster_state.hpp"
+
+namespace hami::testing {
+
+class FlakyCluster final : public cluster::ClusterState {
+ public:
+  explicit FlakyCluster(cluster::ClusterState& inner, uint32_t seed = 1)
+      : inner_(inner), rng_(seed) {}
+
+  std::atomic<bool> fail_bind{false};
+  std::atomic<bool> fail_removal{false};
+  std::atomic<bool> fail_write{false};
+  // Each Binding, allocation write and removal also fails with this
+  // probability (0: never).
+  std::atomic<double> failure_rate{0};
+  std::atomic<int> injected{0};
+  // Called before each pod write is forwarded (or failed), with the patch:
+  // a test looks at the scheduler while a bind is in flight.
+  std::function<void(const cluster::PodMetadataPatch&)> before_pod_write;
+
+  std::shared_ptr<const k8s::NodeModel> node(std::string_view n) const override {
+    return inner_.node(n);
+  }
+  std::vector<std::shared_ptr<const k8s::NodeModel>> nodes() const override {
+    return inner_.nodes();
+  }
+  std::shared_ptr<const cluster::PodRecord> pod(std::string_view ns,
+                                                std::string_view n) const override {
+    return inner_.pod(ns, n);
+  }
+  std::vector<std::shared_ptr<const cluster::PodRecord>> pods() const override {
+    return inner_.pods();
+  }
+  std::vector<cluster::ResourceQuotaRecord> quotas() const override { return inner_.quotas(); }
+  std::vector<cluster::NamespaceRecord> namespaces() const override { return inner_.namespaces(); }
+  void watch(cluster::ClusterWatcher& w) override { inner_.watch(w); }
+  void unwatch(cluster::ClusterWatcher& w) override { inner_.unwatch(w); }
+  void patch_pod_metadata(std::string_view ns, std::string_view n,
+                          const cluster::PodMetadataPatch& patch,
+                          std::optional<std::string_view> uid) override {
+    if (before_pod_write)
+      before_pod_write(patch);
+    bool removal = false;
+    for (const auto& w : patch.annotations)
+      removal = removal || !w.value;
+    if ((removal && fail_removal) || chance())
+      fail(removal ? "injected: pod patch failed" : "injected: pod write failed");
+    if (!removal && fail_write)
+      fail("injected: pod write failed");
+    inner_.patch_pod_metadata(ns, n, patch, uid);
+  }
+  void patch_node_annotations(std::string_view n, const std::vector<cluster::MetadataWrite>& a,
+                              std::optional<std::string_view> rv) override {
+    inner_.patch_node_annotations(n, a, rv);
+  }
+  void bind(std::string_view ns, std::string_view n, std::string_view uid,
+            std::string_view node) override {
+    if (fail_bind || chance())
+      fail("injected: binding failed");
+    inner_.bind(ns, n, uid, node);
+  }
+  void record_event(const cluster::Event& e) override { inner_.record_event(e); }
+
+ private:
+  bool chance() {
+    const double rate = failure_rate.load();
+    if (rate <= 0)
+      return false;
+    const std::lock_guard lock(mu_);
+    return std::uniform_real_distribution<double>(0, 1)(rng_) < rate;
+  }
+  [[noreturn]] void fail(const char* what) {
+    ++injected;
+    throw cluster::ClusterError(cluster::ErrorKind::Unavailable, what);
+  }
+
+  cluster::ClusterState& inner_;
+  std::mutex mu_;
+  std::mt19937 rng_;
+};
+
+}  // namespace hami::testing
