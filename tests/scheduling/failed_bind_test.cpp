@@ -14,20 +14,41 @@ namespace {
 using namespace hami;
 using namespace hami::testing;
 
-TEST(FailedBind, AllocationThatCouldNotBeRemovedStillCounts) {
-  SchedulingEnv env("kind: List\nitems:\n" + nvidia_node("gpu-a", 1, 8000));
-  FlakyCluster flaky(*env.cluster);
-  scheduling::SchedulerOptions options;
-  options.clock = [&env] { return env.now.load(); };
-  scheduling::Scheduler scheduler(flaky, env.registry.devices(), env.registry.scheduling(),
-                                  options);
+// Two one-GPU nodes of 8000 MiB and two pending pods, p and q, of 6000 MiB
+// each; the scheduler writes through a FlakyCluster.
+struct FailedBind : ::testing::Test {
+  SchedulingEnv env{"kind: List\nitems:\n" + nvidia_node("gpu-a", 1, 8000) +
+                    nvidia_node("gpu-b", 1, 8000)};
+  FlakyCluster flaky{*env.cluster};
+  scheduling::Scheduler scheduler{flaky, env.registry.devices(), env.registry.scheduling(),
+                                  options()};
   const Limits big = {{"nvidia.com/gpu", "1"}, {"nvidia.com/gpumem", "6000"}};
-  for (const char* name : {"p", "q"}) {
-    rapidjson::Document doc;
-    doc.Parse(pod_json("ml", name, std::string("uid-") + name, {big}).c_str());
-    env.cluster->upsert(doc);
-  }
+  const k8s::PodModel q = pod_from_json(pod_json("ml", "q", "uid-q", {big}));
 
+  FailedBind() {
+    for (const char* name : {"p", "q"}) {
+      rapidjson::Document doc;
+      doc.Parse(pod_json("ml", name, std::string("uid-") + name, {big}).c_str());
+      env.cluster->upsert(doc);
+    }
+  }
+  // p's bind to gpu-a fails after writing its allocation, and so does the
+  // removal: p is left carrying the allocation, unbound.
+  void strand_p_on_gpu_a() {
+    flaky.fail_bind = true;
+    flaky.fail_removal = true;
+    EXPECT_EQ(scheduler.bind("ml", "p", "uid-p", "gpu-a"), "injected: binding failed");
+    flaky.fail_bind = false;
+    flaky.fail_removal = false;
+  }
+  scheduling::SchedulerOptions options() {
+    scheduling::SchedulerOptions o;
+    o.clock = [this] { return env.now.load(); };
+    return o;
+  }
+};
+
+TEST_F(FailedBind, AllocationThatCouldNotBeRemovedStillCounts) {
   flaky.fail_bind = true;
   flaky.fail_removal = true;
   EXPECT_EQ(scheduler.bind("ml", "p", "uid-p", "gpu-a"), "injected: binding failed");
@@ -37,7 +58,6 @@ TEST(FailedBind, AllocationThatCouldNotBeRemovedStillCounts) {
   EXPECT_FALSE(env.cluster->node("gpu-a")->annotation("hami.io/mutex.lock"));
 
   const std::vector<std::string> names = {"gpu-a"};
-  const auto q = pod_from_json(pod_json("ml", "q", "uid-q", {big}));
   EXPECT_TRUE(scheduler.filter(q, names).fit.empty());
   flaky.fail_bind = false;
   EXPECT_NE(scheduler.bind("ml", "q", "uid-q", "gpu-a"), "");
@@ -51,25 +71,8 @@ TEST(FailedBind, AllocationThatCouldNotBeRemovedStillCounts) {
 // The retry of such a bind fails before its own allocation is written:
 // the pod still carries the first attempt's allocation, so dropping the
 // retry's reservation must leave that charge in place.
-TEST(FailedBind, FailedRetryKeepsTheAllocationStillWritten) {
-  SchedulingEnv env("kind: List\nitems:\n" + nvidia_node("gpu-a", 1, 8000));
-  FlakyCluster flaky(*env.cluster);
-  scheduling::SchedulerOptions options;
-  options.clock = [&env] { return env.now.load(); };
-  scheduling::Scheduler scheduler(flaky, env.registry.devices(), env.registry.scheduling(),
-                                  options);
-  const Limits big = {{"nvidia.com/gpu", "1"}, {"nvidia.com/gpumem", "6000"}};
-  for (const char* name : {"p", "q"}) {
-    rapidjson::Document doc;
-    doc.Parse(pod_json("ml", name, std::string("uid-") + name, {big}).c_str());
-    env.cluster->upsert(doc);
-  }
-
-  flaky.fail_bind = true;
-  flaky.fail_removal = true;
-  EXPECT_EQ(scheduler.bind("ml", "p", "uid-p", "gpu-a"), "injected: binding failed");
-  flaky.fail_bind = false;
-  flaky.fail_removal = false;
+TEST_F(FailedBind, FailedRetryKeepsTheAllocationStillWritten) {
+  strand_p_on_gpu_a();
   flaky.fail_write = true;
   EXPECT_EQ(scheduler.bind("ml", "p", "uid-p", "gpu-a"), "injected: pod write failed");
   EXPECT_EQ(env.annotation("ml", "p", "hami.io/vgpu-devices-allocated"),
@@ -84,7 +87,6 @@ TEST(FailedBind, FailedRetryKeepsTheAllocationStillWritten) {
 
   flaky.fail_write = false;
   const std::vector<std::string> names = {"gpu-a"};
-  const auto q = pod_from_json(pod_json("ml", "q", "uid-q", {big}));
   const auto out = scheduler.filter(q, names);
   EXPECT_TRUE(out.fit.empty());
   EXPECT_NE(scheduler.bind("ml", "q", "uid-q", "gpu-a"), "");
@@ -96,28 +98,10 @@ TEST(FailedBind, FailedRetryKeepsTheAllocationStillWritten) {
 // holds the first allocation on the first node; a write that fails leaves
 // it there. Neither room may be handed out meanwhile — not even after an
 // unrelated update of the pod, which still carries the first allocation.
-TEST(FailedBind, RetryElsewhereHoldsBothRoomsUntilItsWriteLands) {
-  SchedulingEnv env("kind: List\nitems:\n" + nvidia_node("gpu-a", 1, 8000) +
-                    nvidia_node("gpu-b", 1, 8000));
-  FlakyCluster flaky(*env.cluster);
-  scheduling::SchedulerOptions options;
-  options.clock = [&env] { return env.now.load(); };
-  scheduling::Scheduler scheduler(flaky, env.registry.devices(), env.registry.scheduling(),
-                                  options);
-  const Limits big = {{"nvidia.com/gpu", "1"}, {"nvidia.com/gpumem", "6000"}};
-  for (const char* name : {"p", "q"}) {
-    rapidjson::Document doc;
-    doc.Parse(pod_json("ml", name, std::string("uid-") + name, {big}).c_str());
-    env.cluster->upsert(doc);
-  }
-  flaky.fail_bind = true;
-  flaky.fail_removal = true;
-  EXPECT_EQ(scheduler.bind("ml", "p", "uid-p", "gpu-a"), "injected: binding failed");
-  flaky.fail_bind = false;
-  flaky.fail_removal = false;
+TEST_F(FailedBind, RetryElsewhereHoldsBothRoomsUntilItsWriteLands) {
+  strand_p_on_gpu_a();
 
   const std::vector<std::string> names = {"gpu-a", "gpu-b"};
-  const auto q = pod_from_json(pod_json("ml", "q", "uid-q", {big}));
   std::vector<std::string> seen;  // what q's filter found during p's write
   bool looked = false;
   flaky.before_pod_write = [&](const cluster::PodMetadataPatch&) {
@@ -164,19 +148,7 @@ TEST(FailedBind, RetryElsewhereHoldsBothRoomsUntilItsWriteLands) {
   EXPECT_EQ(names[after.fit[0]], "gpu-a");
 }
 
-TEST(FailedBind, RemovedAllocationFreesTheRoom) {
-  SchedulingEnv env("kind: List\nitems:\n" + nvidia_node("gpu-a", 1, 8000));
-  FlakyCluster flaky(*env.cluster);
-  scheduling::SchedulerOptions options;
-  options.clock = [&env] { return env.now.load(); };
-  scheduling::Scheduler scheduler(flaky, env.registry.devices(), env.registry.scheduling(),
-                                  options);
-  const Limits big = {{"nvidia.com/gpu", "1"}, {"nvidia.com/gpumem", "6000"}};
-  for (const char* name : {"p", "q"}) {
-    rapidjson::Document doc;
-    doc.Parse(pod_json("ml", name, std::string("uid-") + name, {big}).c_str());
-    env.cluster->upsert(doc);
-  }
+TEST_F(FailedBind, RemovedAllocationFreesTheRoom) {
   flaky.fail_bind = true;
   EXPECT_EQ(scheduler.bind("ml", "p", "uid-p", "gpu-a"), "injected: binding failed");
   EXPECT_EQ(env.annotation("ml", "p", "hami.io/vgpu-devices-allocated"), "<none>");
