@@ -470,6 +470,10 @@ FilterOutcome Scheduler::run_filter(const hami_pod_view& pod, std::vector<Candid
       cluster_.patch_pod_metadata(ctx->namespace_, ctx->name, patch,
                                   pod.uid.len > 0 ? std::optional(sv(pod.uid)) : std::nullopt);
     } catch (const cluster::ClusterError& e) {
+      // Unconfirmed (5xx, timeout): it may have been stored.
+      if (e.kind() == cluster::ErrorKind::Unavailable)
+        remove_allocation(ctx->namespace_, ctx->name,
+                          pod.uid.len > 0 ? std::optional(sv(pod.uid)) : std::nullopt);
       release(ctx->key);
       out.error = e.what();
       event(pod, true, "FilteringFailed", out.error);
@@ -534,6 +538,19 @@ std::optional<Scheduler::Reservation> Scheduler::reserve(const PodContext& ctx,
   }
   txn->put_pod(std::move(charge));
   return r;
+}
+
+void Scheduler::remove_allocation(std::string_view namespace_, std::string_view name,
+                                  std::optional<std::string_view> uid) {
+  try {
+    cluster_.patch_pod_metadata(namespace_, name, allocation_removal(devices_), uid);
+  } catch (const cluster::ClusterError& e) {
+    if (options_.logger) {
+      options_.logger->warn(
+          "allocation annotation removal failed",
+          {{"pod", std::string(namespace_) + "/" + std::string(name)}, {"error", e.what()}});
+    }
+  }
 }
 
 void Scheduler::release(std::string_view key) {
@@ -665,15 +682,8 @@ std::string Scheduler::bind(std::string_view namespace_, std::string_view name,
                                 {{"node", std::string(node)}, {"error", e.what()}});
       }
     }
-    if (allocation_written) {
-      try {
-        cluster_.patch_pod_metadata(namespace_, name, allocation_removal(devices_), key);
-      } catch (const cluster::ClusterError& e) {
-        if (options_.logger)
-          options_.logger->warn("allocation annotation removal failed",
-                                {{"pod", key}, {"error", e.what()}});
-      }
-    }
+    if (allocation_written)
+      remove_allocation(namespace_, name, key);
     // While the pod still carries allocation annotations (this attempt's
     // when the removal failed, or an earlier attempt's) the ledger keeps
     // counting them: release drops only the reservation.
@@ -718,6 +728,10 @@ std::string Scheduler::bind(std::string_view namespace_, std::string_view name,
     allocation_written = true;
     cluster_.bind(namespace_, name, key, node);
   } catch (const cluster::ClusterError& e) {
+    // A write the backend could not confirm (a 5xx, a timeout) may have
+    // been stored all the same: it is removed like one that was.
+    if (e.kind() == cluster::ErrorKind::Unavailable)
+      allocation_written = true;
     return fail(e.what());
   }
   return succeed();

@@ -74,7 +74,7 @@ TEST_F(FailedBind, AllocationThatCouldNotBeRemovedStillCounts) {
 TEST_F(FailedBind, FailedRetryKeepsTheAllocationStillWritten) {
   strand_p_on_gpu_a();
   flaky.fail_write = true;
-  EXPECT_EQ(scheduler.bind("ml", "p", "uid-p", "gpu-a"), "injected: pod write failed");
+  EXPECT_EQ(scheduler.bind("ml", "p", "uid-p", "gpu-a"), "injected: pod write refused");
   EXPECT_EQ(env.annotation("ml", "p", "hami.io/vgpu-devices-allocated"),
             "GPU-gpu-a-0,NVIDIA,6000,0:;");
   {
@@ -121,7 +121,7 @@ TEST_F(FailedBind, RetryElsewhereHoldsBothRoomsUntilItsWriteLands) {
     seen.push_back(fits());
   };
   flaky.fail_write = true;
-  EXPECT_EQ(scheduler.bind("ml", "p", "uid-p", "gpu-b"), "injected: pod write failed");
+  EXPECT_EQ(scheduler.bind("ml", "p", "uid-p", "gpu-b"), "injected: pod write refused");
   EXPECT_EQ(seen, (std::vector<std::string>{"", ""}));
 
   // The write failed: p holds gpu-a only, and gpu-b is free again.
@@ -146,6 +146,29 @@ TEST_F(FailedBind, RetryElsewhereHoldsBothRoomsUntilItsWriteLands) {
   const auto after = scheduler.filter(q, names);
   ASSERT_EQ(after.fit.size(), 1u);
   EXPECT_EQ(names[after.fit[0]], "gpu-a");
+}
+
+// A write reported failed may have been stored (a timeout, a 5xx after the
+// commit): the host removes what it may have written, in both allocation
+// modes, and the room is free again.
+TEST_F(FailedBind, UnconfirmedWriteIsRemovedAgain) {
+  flaky.fail_write_after_storing = true;
+  EXPECT_EQ(scheduler.bind("ml", "p", "uid-p", "gpu-a"), "injected: pod write timed out");
+  EXPECT_EQ(env.annotation("ml", "p", "hami.io/vgpu-devices-allocated"), "<none>");
+  EXPECT_EQ(env.annotation("ml", "p", "hami.io/vgpu-node"), "<none>");
+  EXPECT_EQ(scheduler.ledger().read()->pod("uid-p"), nullptr);
+
+  scheduling::SchedulerOptions filter_mode = options();
+  filter_mode.allocate_at = scheduling::AllocateAt::Filter;
+  scheduling::Scheduler filtering(flaky, env.registry.devices(), env.registry.scheduling(),
+                                  filter_mode);
+  const std::vector<std::string> names = {"gpu-a"};
+  EXPECT_EQ(filtering.filter(q, names).error, "injected: pod write timed out");
+  EXPECT_EQ(env.annotation("ml", "q", "hami.io/vgpu-devices-allocated"), "<none>");
+  EXPECT_EQ(filtering.ledger().read()->pod("uid-q"), nullptr);
+
+  flaky.fail_write_after_storing = false;
+  EXPECT_EQ(scheduler.bind("ml", "q", "uid-q", "gpu-a"), "");
 }
 
 TEST_F(FailedBind, RemovedAllocationFreesTheRoom) {

@@ -1,6 +1,7 @@
 // A cluster state that forwards to another and fails writes the way an API
-// server answering 500 would: Binding creation, allocation writes and
-// allocation removals fail on command, or at random at a given rate. Reads,
+// server would: Binding creation, allocation writes and allocation removals
+// fail on command (a 5xx; an allocation write also as refused, or as failed
+// after it was stored), or at random at a given rate (a 5xx). Reads,
 // node writes (the node lock) and events always pass. A hook sees each pod
 // write first.
 #pragma once
@@ -23,6 +24,9 @@ class FlakyCluster final : public cluster::ClusterState {
   std::atomic<bool> fail_bind{false};
   std::atomic<bool> fail_removal{false};
   std::atomic<bool> fail_write{false};
+  // The allocation write is stored, and then reported failed (a timeout or
+  // a 5xx after the server committed it).
+  std::atomic<bool> fail_write_after_storing{false};
   // Each Binding, allocation write and removal also fails with this
   // probability (0: never).
   std::atomic<double> failure_rate{0};
@@ -59,8 +63,10 @@ class FlakyCluster final : public cluster::ClusterState {
     if ((removal && fail_removal) || chance())
       fail(removal ? "injected: pod patch failed" : "injected: pod write failed");
     if (!removal && fail_write)
-      fail("injected: pod write failed");
+      fail("injected: pod write refused", cluster::ErrorKind::Conflict);
     inner_.patch_pod_metadata(ns, n, patch, uid);
+    if (!removal && fail_write_after_storing)
+      fail("injected: pod write timed out");
   }
   void patch_node_annotations(std::string_view n, const std::vector<cluster::MetadataWrite>& a,
                               std::optional<std::string_view> rv) override {
@@ -82,9 +88,10 @@ class FlakyCluster final : public cluster::ClusterState {
     const std::lock_guard lock(mu_);
     return std::uniform_real_distribution<double>(0, 1)(rng_) < rate;
   }
-  [[noreturn]] void fail(const char* what) {
+  [[noreturn]] void fail(const char* what,
+                         cluster::ErrorKind kind = cluster::ErrorKind::Unavailable) {
     ++injected;
-    throw cluster::ClusterError(cluster::ErrorKind::Unavailable, what);
+    throw cluster::ClusterError(kind, what);
   }
 
   cluster::ClusterState& inner_;
