@@ -651,6 +651,17 @@ ExtenderArgs::ExtenderArgs(std::string text, NodeFields fields, const NodeObject
   }
 }
 
+void ExtenderArgs::drop_document() {
+  pod = nullptr;
+  nodes = nullptr;
+  node_items = {};
+  // Swapped out with its allocator, the document frees everything when
+  // `gone` does.
+  rapidjson::Document gone;
+  doc.Swap(gone);
+  strings_.reset();
+}
+
 ExtenderArgs decode_extender_args(std::string body, NodeFields fields,
                                   const NodeObjectCache* cache) {
   return ExtenderArgs(std::move(body), fields, cache);

@@ -77,6 +77,13 @@ struct ExtenderArgs {
   // NodeList.
   std::string_view nodes_text;
   std::vector<std::string_view> node_texts;
+  // Frees the document and the strings decoded into it, for a caller that
+  // has copied what it needs: pod, nodes and node_items are cleared. The
+  // body and the texts into it (nodes_text, node_texts), node_names and
+  // the cache entries stay. A full-Nodes call that copies its new nodes
+  // into the cache no longer holds their parsed form beside those copies.
+  void drop_document();
+
   // The node cache as the decode saw it (null without one): it keeps the
   // entries known_nodes points to.
   std::shared_ptr<const NodeObjectCache::Snapshot> node_cache;

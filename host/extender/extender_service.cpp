@@ -169,8 +169,9 @@ Reply ExtenderService::run_filter(std::string body, Trace& trace) const {
     return fail(400, "empty request body");
   try {
     // Shared: a reply echoing nodes keeps it until the answer is written.
-    const auto shared = std::shared_ptr<const ExtenderArgs>(
-        std::make_shared<ExtenderArgs>(std::move(body), NodeFields::model, &node_cache_));
+    const auto decoded =
+        std::make_shared<ExtenderArgs>(std::move(body), NodeFields::model, &node_cache_);
+    const auto shared = std::shared_ptr<const ExtenderArgs>(decoded);
     const ExtenderArgs& args = *shared;
     if (args.pod == nullptr)
       return fail(200, "extender args missing pod");
@@ -199,6 +200,8 @@ Reply ExtenderService::run_filter(std::string body, Trace& trace) const {
       fresh.reserve(caching ? count : 0);
       nodes.reserve(count);
       item_index.reserve(count);
+      std::vector<std::string_view> fresh_texts;
+      fresh_texts.reserve(caching ? count : 0);
       for (size_t i = 0; i < count; ++i) {
         if (const auto& known = args.known_nodes[i]) {
           nodes.push_back(&known->model);
@@ -207,7 +210,8 @@ Reply ExtenderService::run_filter(std::string body, Trace& trace) const {
         }
         try {
           if (caching && args.node_texts[i].size() >= NodeObjectCache::kKeyBytes) {
-            fresh.push_back({std::string(args.node_texts[i]), k8s::NodeModel(*args.node_items[i])});
+            fresh.push_back({std::string(), k8s::NodeModel(*args.node_items[i])});
+            fresh_texts.push_back(args.node_texts[i]);
             nodes.push_back(&fresh.back().model);
           } else {
             models.emplace_back(*args.node_items[i], k8s::NodeModel::Borrowing{});
@@ -223,6 +227,12 @@ Reply ExtenderService::run_filter(std::string body, Trace& trace) const {
       }
       trace.candidates = args.node_items.size();
       trace.known = cached_count(args);
+      // Every model owns its strings now (the pod's too): the parsed
+      // document goes before the new nodes' texts are copied for the cache.
+      if (models.empty())
+        decoded->drop_document();
+      for (size_t k = 0; k < fresh.size(); ++k)
+        fresh[k].text = std::string(fresh_texts[k]);
       scheduling::FilterOutcome& result = trace.outcome;
       result = scheduler_.filter(*pod, nodes);
       nodes.clear();  // some point into `fresh`, which the cache takes now

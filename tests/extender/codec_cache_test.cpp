@@ -133,4 +133,34 @@ TEST(ExtenderCodecCache, AnItemNestedDeeperOrElsewhereIsNotTakenForANode) {
   EXPECT_GT(args.pod->MemberCount(), 0u);
 }
 
+// Dropping the document keeps what a reply echoes: the texts into the
+// body, NodeNames and the cache's entries.
+TEST(ExtenderCodecCache, DroppedDocumentLeavesTheTextsAndCacheEntries) {
+  const std::string a = big_node("node-a", "81920");
+  const std::string b = big_node("node-b", "40960");
+  NodeObjectCache cache(1 << 20);
+  {
+    const ExtenderArgs first(args_body({a}), NodeFields::model, &cache);
+    remember_all(cache, first);
+  }
+  const std::string body = args_body({a, b}, R"(,"NodeNames":["node-a","node-b"])");
+  ExtenderArgs args(body, NodeFields::model, &cache);
+  ASSERT_NE(args.known_nodes[0], nullptr);
+  const std::string_view nodes_text = args.nodes_text;
+  args.drop_document();
+  EXPECT_EQ(args.pod, nullptr);
+  EXPECT_EQ(args.nodes, nullptr);
+  EXPECT_TRUE(args.node_items.empty());
+  EXPECT_TRUE(args.doc.IsNull());
+  EXPECT_EQ(args.body, body);
+  EXPECT_EQ(args.nodes_text, nodes_text);
+  EXPECT_EQ(nodes_text.substr(0, 10), R"({"items":[)");
+  ASSERT_EQ(args.node_texts.size(), 2u);
+  EXPECT_EQ(args.node_texts[0], a);
+  EXPECT_EQ(args.node_texts[1], b);
+  EXPECT_EQ(args.node_names, (std::vector<std::string>{"node-a", "node-b"}));
+  EXPECT_EQ(args.known_nodes[0]->model.name(), "node-a");
+  EXPECT_EQ(args.known_nodes[1], nullptr);
+}
+
 }  // namespace
