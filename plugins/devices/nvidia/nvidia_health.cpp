@@ -1,11 +1,17 @@
 #include "nvidia_health.hpp"
 
+#include <functional>
+
 namespace hami::devices::nvidia {
+
+HealthTracker::Digest HealthTracker::digest(std::string_view text) {
+  return {text.size(), std::hash<std::string_view>{}(text)};
+}
 
 HandshakeResult HealthTracker::check(const NodeFacts& node, std::int64_t now_unix) {
   const std::int64_t current = node.allocatable_count;
   HandshakeResult generic = check_handshake(node.handshake, now_unix, current > 0);
-  const std::string_view reg = node.register_annotation.value_or(std::string_view{});
+  const Digest reg = digest(node.register_annotation.value_or(std::string_view{}));
 
   std::lock_guard lock(mutex_);
   auto it = nodes_.find(node.name);
@@ -31,13 +37,13 @@ HandshakeResult HealthTracker::check(const NodeFacts& node, std::int64_t now_uni
     it = nodes_.emplace(std::string(node.name), Memory{}).first;
   if (current != reported) {
     it->second.reported = current;
-    it->second.register_annotation.assign(reg);
+    it->second.register_annotation = reg;
     r.healthy = true;
     r.needs_update = true;
     return r;
   }
   if (it->second.register_annotation != reg) {
-    it->second.register_annotation.assign(reg);
+    it->second.register_annotation = reg;
     r.healthy = generic.healthy;
     r.needs_update = true;
     return r;
