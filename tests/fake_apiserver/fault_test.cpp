@@ -64,6 +64,22 @@ TEST(FakeApiServerFault, ServerErrorsAndWatchRefusals) {
   EXPECT_EQ(unavailable.json()["reason"], "ServiceUnavailable");
 }
 
+TEST(FakeApiServerFault, AFaultAfterApplyingStoresTheWriteAndAnswersTheError) {
+  FakeApiServer server;
+  server.apply(node("n1"));
+  server.fail_next_after_applying("PATCH", "/api/v1/nodes/", 500);
+  const RequestOptions patch{R"({"metadata":{"labels":{"a":"b"}}})", "application/merge-patch+json",
+                             "", ""};
+  const Response failed = call(server.url(), "PATCH", "/api/v1/nodes/n1", patch);
+  EXPECT_EQ(failed.status, 500);
+  EXPECT_EQ(failed.json()["reason"], "InternalError");
+  const Response stored = call(server.url(), "GET", "/api/v1/nodes/n1");
+  EXPECT_EQ(stored.json()["metadata"]["labels"]["a"], "b");
+  // One request only: the next write is answered as usual.
+  const Response next = call(server.url(), "PATCH", "/api/v1/nodes/n1", patch);
+  EXPECT_EQ(next.status, 200);
+}
+
 TEST(FakeApiServerFault, BearerTokenAndRotation) {
   FakeApiServerOptions options;
   options.token = "first";

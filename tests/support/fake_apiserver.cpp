@@ -107,6 +107,11 @@ class RequestHandler : public Poco::Net::HTTPRequestHandler {
       }
     }
     const auto route = fake::parse_route(record.path);
+    if (fault && fault->after_applying && route && !record.watch) {
+      fake::RestRequest rest{record.method, *route, &query, media_type(record.content_type),
+                             record.body};
+      fake::handle_rest(state_, rest);
+    }
     if (fault) {
       const std::string name = route ? route->name : std::string();
       const std::string resource = route ? route->kind->qualified_resource() : std::string();
@@ -423,6 +428,13 @@ void FakeApiServer::fail_next(std::string method, std::string path_prefix, int s
   std::lock_guard lock(impl_->state.mu);
   impl_->state.faults.push_back(fake::FaultRule{std::move(method), std::move(path_prefix), status,
                                                 count, retry_after_seconds});
+}
+
+void FakeApiServer::fail_next_after_applying(std::string method, std::string path_prefix,
+                                             int status, int count) {
+  std::lock_guard lock(impl_->state.mu);
+  impl_->state.faults.push_back(fake::FaultRule{std::move(method), std::move(path_prefix), status,
+                                                count, std::nullopt, true});
 }
 
 void FakeApiServer::set_latency(std::chrono::milliseconds latency) {

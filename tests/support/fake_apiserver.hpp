@@ -119,6 +119,11 @@ class FakeApiServer {
   // when `retry_after_seconds` is set. Watches count too.
   void fail_next(std::string method, std::string path_prefix, int status, int count = 1,
                  std::optional<int> retry_after_seconds = std::nullopt);
+  // The same for requests that are carried out first: the write is stored
+  // (and watches see it), then answered `status` — a server that committed
+  // a change and failed or timed out before it could say so.
+  void fail_next_after_applying(std::string method, std::string path_prefix, int status,
+                                int count = 1);
   // Every non-watch reply is delayed by this much.
   void set_latency(std::chrono::milliseconds latency);
   // Rotation: from now on only `token` is accepted (401 otherwise).

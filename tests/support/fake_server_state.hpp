@@ -34,6 +34,7 @@ struct FaultRule {
   int status = 500;
   int remaining = 0;
   std::optional<int> retry_after_seconds;
+  bool after_applying = false;  // the request is carried out, then failed
 };
 
 struct ServerState {
