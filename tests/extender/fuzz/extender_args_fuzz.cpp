@@ -5,6 +5,8 @@
 // without the reader) must change neither the outcome, nor the error
 // message, nor the node texts; nor must decoding it again with a node cache
 // holding the nodes the model decode read, whose hits are those texts.
+// Dropping the document afterwards leaves the texts as they were.
+#include <algorithm>
 #include <cstddef>
 #include <cstdint>
 #include <optional>
@@ -31,7 +33,7 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
     if (m == 2)
       cache.remember(std::move(fresh));
     try {
-      const hami::extender::ExtenderArgs args = hami::extender::decode_extender_args(
+      hami::extender::ExtenderArgs args = hami::extender::decode_extender_args(
           std::string(body), fields, m == 2 ? &cache : nullptr);
       if (args.pod != nullptr) {
         try {
@@ -64,6 +66,12 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
           __builtin_trap();
       }
       texts[m].emplace(args.node_texts.begin(), args.node_texts.end());
+      // The texts outlive the document.
+      args.drop_document();
+      if (args.node_items.size() != 0 || args.pod != nullptr ||
+          !std::equal(args.node_texts.begin(), args.node_texts.end(), texts[m]->begin(),
+                      texts[m]->end()))
+        __builtin_trap();
     } catch (const hami::extender::DecodeError& e) {
       errors[m] = e.what();
     }
