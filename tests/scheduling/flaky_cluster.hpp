@@ -1,9 +1,9 @@
 // A cluster state that forwards to another and fails writes the way an API
 // server would: Binding creation, allocation writes and allocation removals
 // fail on command (a 5xx; an allocation write also as refused, or as failed
-// after it was stored), or at random at a given rate (a 5xx). Reads,
-// node writes (the node lock) and events always pass. A hook sees each pod
-// write first.
+// after it was stored); those and node writes (the node lock) fail at random
+// at a given rate (a 5xx). Reads and events always pass. A hook sees each
+// pod write first.
 #pragma once
 
 #include <atomic>
@@ -27,7 +27,7 @@ class FlakyCluster final : public cluster::ClusterState {
   // The allocation write is stored, and then reported failed (a timeout or
   // a 5xx after the server committed it).
   std::atomic<bool> fail_write_after_storing{false};
-  // Each Binding, allocation write and removal also fails with this
+  // Each Binding, pod write and node write also fails with this
   // probability (0: never).
   std::atomic<double> failure_rate{0};
   std::atomic<int> injected{0};
@@ -70,6 +70,8 @@ class FlakyCluster final : public cluster::ClusterState {
   }
   void patch_node_annotations(std::string_view n, const std::vector<cluster::MetadataWrite>& a,
                               std::optional<std::string_view> rv) override {
+    if (chance())
+      fail("injected: node write failed");
     inner_.patch_node_annotations(n, a, rv);
   }
   void bind(std::string_view ns, std::string_view n, std::string_view uid,

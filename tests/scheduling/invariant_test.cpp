@@ -1,8 +1,9 @@
 // Invariant: concurrent filter + bind rounds from several threads never put
 // more memory, cores or tasks on a GPU than it has, and a failed bind leaves
 // no reservation (nor allocation annotation) behind. The same rounds again
-// while Binding creation and pod writes fail at random: an allocation a pod
-// was left with still counts, on the ledger and against the capacity.
+// while Binding creation, pod writes and node writes (the lock) fail at
+// random: an allocation a pod was left with still counts, on the ledger and
+// against the capacity.
 // Bounded in pods, attempts and wall time.
 #include <gtest/gtest.h>
 
@@ -148,6 +149,8 @@ void run_rounds(AllocateAt mode, double failure_rate) {
       for (int op = next++; op < kOperations; op = next++) {
         if (std::chrono::steady_clock::now() - started > kDeadline)
           return;
+        if (faults && op % 50 == 0)
+          env.now += 301;  // past the lock timeout: locks left behind expire
         const int i = static_cast<int>(local() % kPods);
         std::unique_lock guard(pod_mutex[static_cast<size_t>(i)], std::try_to_lock);
         if (!guard.owns_lock())
@@ -242,9 +245,12 @@ void run_rounds(AllocateAt mode, double failure_rate) {
       EXPECT_EQ(use.used, t.slots);
     }
   }
-  // No node lock is left behind by a failed bind.
+  // No node lock is left behind by a failed bind — unless its release was
+  // one of the failed writes; such a lock expires (the clock moves on).
   for (const auto& node : env.cluster->nodes()) {
-    EXPECT_FALSE(node->annotation("hami.io/mutex.lock").has_value()) << node->name();
+    if (!faults) {
+      EXPECT_FALSE(node->annotation("hami.io/mutex.lock").has_value()) << node->name();
+    }
   }
   ::testing::Test::RecordProperty("bound", bound.load());
   ::testing::Test::RecordProperty("failed_binds", failed_binds.load());
