@@ -251,6 +251,39 @@ struct KubernetesClusterState::Impl {
     return true;
   }
 
+  // Whether the server has the pod (of `uid`, when given) bound to `node`;
+  // false also when it cannot be read.
+  bool bound_to(std::string_view namespace_, std::string_view name, std::string_view uid,
+                std::string_view node) {
+    try {
+      const ApiResponse reply = client->get(pod_path(namespace_, name));
+      rapidjson::Document doc;
+      if (!parse_reply(reply, doc, "get pod") || !doc.IsObject())
+        return false;
+      const auto meta = doc.FindMember("metadata");
+      const auto spec = doc.FindMember("spec");
+      if (meta == doc.MemberEnd() || spec == doc.MemberEnd() || !meta->value.IsObject() ||
+          !spec->value.IsObject())
+        return false;
+      const auto pod_uid = meta->value.FindMember("uid");
+      const auto node_name = spec->value.FindMember("nodeName");
+      if (!uid.empty() &&
+          (pod_uid == meta->value.MemberEnd() || !pod_uid->value.IsString() ||
+           std::string_view(pod_uid->value.GetString(), pod_uid->value.GetStringLength()) != uid))
+        return false;
+      return node_name != spec->value.MemberEnd() && node_name->value.IsString() &&
+             std::string_view(node_name->value.GetString(), node_name->value.GetStringLength()) ==
+                 node;
+    } catch (const ApiError& e) {
+      if (options.logger) {
+        options.logger->warn(
+            "pod re-read after a failed binding failed",
+            {{"pod", std::string(namespace_) + "/" + std::string(name)}, {"error", e.what()}});
+      }
+      return false;
+    }
+  }
+
   void refresh_node(std::string_view name) {
     try {
       const ApiResponse reply = client->get(node_path(name));
@@ -415,6 +448,13 @@ void KubernetesClusterState::bind(std::string_view namespace_, std::string_view 
         impl_->store.mark_bound(namespace_, name, node);
         return;
       }
+    }
+    // A 5xx or a timeout may come after the server stored the Binding: the
+    // pod, read back, says. The caller removes the pod's allocation after a
+    // failed bind, which must not happen to a pod bound with it.
+    if ((e.status() == 0 || e.status() >= 500) && impl_->bound_to(namespace_, name, uid, node)) {
+      impl_->store.mark_bound(namespace_, name, node);
+      return;
     }
     throw cluster_error(e);
   }

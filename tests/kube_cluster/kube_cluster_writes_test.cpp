@@ -260,6 +260,22 @@ TEST_F(KubeClusterWrites, BindPreconditionsAndMissingPod) {
   EXPECT_EQ(kind_of([&] { state_->bind("ml", "absent", "", "gpu-1"); }), ErrorKind::NotFound);
   server_.fail_next("POST", "/api/v1/namespaces/ml/pods/p2/binding", 500);
   EXPECT_EQ(kind_of([&] { state_->bind("ml", "p2", "uid-2", "gpu-1"); }), ErrorKind::Unavailable);
+  EXPECT_EQ(state_->pod("ml", "p2")->node_name, "");
+  // The pod read back after that 500 was not bound; when it cannot be read
+  // either, the error stands as well.
+  ASSERT_EQ(testing::requests_to(server_, "GET", "/api/v1/namespaces/ml/pods/p2").size(), 1U);
+  server_.fail_next("POST", "/api/v1/namespaces/ml/pods/p2/binding", 500);
+  server_.fail_next("GET", "/api/v1/namespaces/ml/pods/p2", 500);
+  EXPECT_EQ(kind_of([&] { state_->bind("ml", "p2", "uid-2", "gpu-1"); }), ErrorKind::Unavailable);
+}
+
+// A 500 after the server stored the Binding: the pod read back is bound to
+// the node asked for, so the bind succeeded.
+TEST_F(KubeClusterWrites, BindingStoredBeforeA500IsASuccess) {
+  server_.fail_next_after_applying("POST", "/api/v1/namespaces/ml/pods/p2/binding", 500);
+  state_->bind("ml", "p2", "uid-2", "gpu-1");
+  EXPECT_EQ(state_->pod("ml", "p2")->node_name, "gpu-1");
+  EXPECT_STREQ(server_object("Pod", "ml", "p2")["spec"]["nodeName"].GetString(), "gpu-1");
 }
 
 // The body the server recorded, rebuilt from its own name and time: equal

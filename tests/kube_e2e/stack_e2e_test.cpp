@@ -220,8 +220,8 @@ TEST_F(StackE2E, FaultRunNeverOverAllocates) {
 
   // One fault per pod handled, in rotation: dropped watch streams, an
   // expired resourceVersion (410 → relist), a watch ERROR event, a 409 on a
-  // node write, 500s on pod writes (one of them after storing the write)
-  // and on the binding. Paced by progress so unconsumed write faults do not
+  // node write, 500s on pod writes and on the binding (each also after
+  // storing the write). Paced by progress so unconsumed write faults do not
   // pile up.
   constexpr int kPods = 200;
   std::atomic<int> handled{0};
@@ -236,7 +236,7 @@ TEST_F(StackE2E, FaultRunNeverOverAllocates) {
         continue;
       }
       injected_for = now;
-      switch (faults.load() % 7) {
+      switch (faults.load() % 8) {
         case 0:
           fake.drop_watches();
           break;
@@ -259,6 +259,9 @@ TEST_F(StackE2E, FaultRunNeverOverAllocates) {
         case 6:
           // Stored, then answered 500: the write may or may not have landed.
           fake.fail_next_after_applying("PATCH", "/api/v1/namespaces/ml/pods/", 500);
+          break;
+        case 7:
+          fake.fail_next_after_applying("POST", "/api/v1/namespaces/ml/pods/", 500);
           break;
       }
       ++faults;
