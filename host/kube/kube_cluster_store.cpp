@@ -231,7 +231,10 @@ bool KubeClusterStore::apply_pod(const Value& pod, bool force, Notes& notes) {
     rejected("Pod", pod, e.what());
     return false;
   }
-  std::string json = compact(doc);
+  // Only a pending pod's text is kept: mark_bound rebuilds the pod from it,
+  // and a bound pod is never bound again. With thousands of running pods
+  // these texts were most of what the store held.
+  std::string json = record->node_name.empty() ? compact(doc) : std::string();
   std::lock_guard guard(mu_);
   auto& slot = pods_[Key{record->namespace_, record->name}];
   if (slot.record && !force &&
@@ -294,6 +297,14 @@ void KubeClusterStore::replace_pods(const Relist& relist) {
   deliver(notes);
 }
 
+std::size_t KubeClusterStore::pod_text_bytes() const {
+  std::lock_guard guard(mu_);
+  std::size_t bytes = 0;
+  for (const auto& [key, slot] : pods_)
+    bytes += slot.json.size();
+  return bytes;
+}
+
 void KubeClusterStore::mark_bound(std::string_view namespace_, std::string_view name,
                                   std::string_view node) {
   std::lock_guard order(order_mu_);
@@ -303,7 +314,7 @@ void KubeClusterStore::mark_bound(std::string_view namespace_, std::string_view 
     const auto it = pods_.find(Key{std::string(namespace_), std::string(name)});
     if (it == pods_.end())
       return;
-    if (it->second.record->node_name == node)
+    if (!it->second.record->node_name.empty())
       return;
     json = it->second.json;
   }

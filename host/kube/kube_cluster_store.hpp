@@ -76,14 +76,20 @@ class KubeClusterStore {
 
   // After a successful Binding: the cached pod gets spec.nodeName = node at
   // once (its resourceVersion is left as it was, so the watch event of the
-  // binding, which is newer, still replaces it). No-op for an unknown pod.
+  // binding, which is newer, still replaces it). No-op for an unknown pod
+  // or one already bound.
   void mark_bound(std::string_view namespace_, std::string_view name, std::string_view node);
+
+  // Bytes of pod JSON text held: pending pods' only.
+  std::size_t pod_text_bytes() const;
 
  private:
   using Key = std::pair<std::string, std::string>;  // namespace, name
   struct StoredPod {
     std::shared_ptr<const cluster::PodRecord> record;
-    std::string json;  // the trimmed object, compact (rebuilt by mark_bound)
+    // The trimmed object, compact, while the pod is pending (mark_bound
+    // rebuilds it); empty once it is bound.
+    std::string json;
   };
   struct StoredQuota {
     cluster::ResourceQuotaRecord record;

@@ -67,6 +67,25 @@ TEST(KubeClusterStore, MarkBoundKeepsVersionAndDropsEnv) {
   EXPECT_FALSE(store.pod("ns", "unknown"));
 }
 
+// Only pending pods keep their text (mark_bound needs it); a bound pod is
+// never bound again.
+TEST(KubeClusterStore, BoundPodsKeepNoText) {
+  KubeClusterStore store(nullptr);
+  store.upsert_pod(parse(pod_json("5")), false);
+  EXPECT_GT(store.pod_text_bytes(), 50U);
+  store.mark_bound("ns", "p", "gpu-1");
+  EXPECT_EQ(store.pod_text_bytes(), 0U);
+  store.upsert_pod(parse(pod_json("6", "", "pre-bind")), false);
+  EXPECT_EQ(store.pod_text_bytes(), 0U);
+  EXPECT_EQ(store.pod("ns", "p")->node_name, "gpu-1");
+  store.mark_bound("ns", "p", "gpu-2");
+  EXPECT_EQ(store.pod("ns", "p")->node_name, "gpu-1");
+  EXPECT_EQ(*store.pod("ns", "p")->annotation("a"), "pre-bind");
+  store.upsert_pod(parse(pod_json("7", "gpu-1", "bound")), false);
+  EXPECT_EQ(store.pod_text_bytes(), 0U);
+  EXPECT_EQ(store.pod("ns", "p")->resource_version, "7");
+}
+
 TEST(KubeClusterStore, RelistDeliversDifferences) {
   KubeClusterStore store(nullptr);
   store.upsert_node(parse(R"({"metadata":{"name":"a","resourceVersion":"1"}})"));
