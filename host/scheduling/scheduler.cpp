@@ -470,11 +470,15 @@ FilterOutcome Scheduler::run_filter(const hami_pod_view& pod, std::vector<Candid
       cluster_.patch_pod_metadata(ctx->namespace_, ctx->name, patch,
                                   pod.uid.len > 0 ? std::optional(sv(pod.uid)) : std::nullopt);
     } catch (const cluster::ClusterError& e) {
-      // Unconfirmed (5xx, timeout): it may have been stored.
-      if (e.kind() == cluster::ErrorKind::Unavailable)
-        remove_allocation(ctx->namespace_, ctx->name,
-                          pod.uid.len > 0 ? std::optional(sv(pod.uid)) : std::nullopt);
-      release(ctx->key);
+      // Unconfirmed (5xx, timeout): it may have been stored. If it cannot
+      // be removed either, the reservation stays until the pod's next
+      // version or attempt says what it carries.
+      const bool gone =
+          e.kind() != cluster::ErrorKind::Unavailable ||
+          remove_allocation(ctx->namespace_, ctx->name,
+                            pod.uid.len > 0 ? std::optional(sv(pod.uid)) : std::nullopt);
+      if (gone)
+        release(ctx->key);
       out.error = e.what();
       event(pod, true, "FilteringFailed", out.error);
       return out;
@@ -540,16 +544,18 @@ std::optional<Scheduler::Reservation> Scheduler::reserve(const PodContext& ctx,
   return r;
 }
 
-void Scheduler::remove_allocation(std::string_view namespace_, std::string_view name,
+bool Scheduler::remove_allocation(std::string_view namespace_, std::string_view name,
                                   std::optional<std::string_view> uid) {
   try {
     cluster_.patch_pod_metadata(namespace_, name, allocation_removal(devices_), uid);
+    return true;
   } catch (const cluster::ClusterError& e) {
     if (options_.logger) {
       options_.logger->warn(
           "allocation annotation removal failed",
           {{"pod", std::string(namespace_) + "/" + std::string(name)}, {"error", e.what()}});
     }
+    return false;
   }
 }
 
@@ -670,8 +676,10 @@ std::string Scheduler::bind(std::string_view namespace_, std::string_view name,
 
   bool locked = false;
   // In filter mode the allocation was written by filter; in bind mode it is
-  // written below. Either way a failed bind removes it.
-  bool allocation_written = options_.allocate_at == AllocateAt::Filter;
+  // written below. Either way a failed bind removes it. A write that failed
+  // unconfirmed (a 5xx, a timeout) may have been stored: removed as well.
+  enum class Written { no, yes, maybe };
+  Written written = options_.allocate_at == AllocateAt::Filter ? Written::yes : Written::no;
   const auto fail = [&](std::string message) {
     if (locked) {
       try {
@@ -682,12 +690,15 @@ std::string Scheduler::bind(std::string_view namespace_, std::string_view name,
                                 {{"node", std::string(node)}, {"error", e.what()}});
       }
     }
-    if (allocation_written)
-      remove_allocation(namespace_, name, key);
+    const bool removed = written != Written::no && remove_allocation(namespace_, name, key);
     // While the pod still carries allocation annotations (this attempt's
     // when the removal failed, or an earlier attempt's) the ledger keeps
-    // counting them: release drops only the reservation.
-    release(key);
+    // counting them: release drops only the reservation. A write that may
+    // have been stored and could not be removed is not in the cluster
+    // cache yet: the reservation stays until the pod's next version (or
+    // next bind) says what it carries.
+    if (written != Written::maybe || removed)
+      release(key);
     event(*pod, true, "BindingFailed", message);
     return message;
   };
@@ -725,13 +736,11 @@ std::string Scheduler::bind(std::string_view namespace_, std::string_view name,
   patch.annotations.push_back({std::string(kBindTimeAnnotation), stamp});
   try {
     cluster_.patch_pod_metadata(namespace_, name, patch, key);
-    allocation_written = true;
+    written = Written::yes;
     cluster_.bind(namespace_, name, key, node);
   } catch (const cluster::ClusterError& e) {
-    // A write the backend could not confirm (a 5xx, a timeout) may have
-    // been stored all the same: it is removed like one that was.
-    if (e.kind() == cluster::ErrorKind::Unavailable)
-      allocation_written = true;
+    if (written == Written::no && e.kind() == cluster::ErrorKind::Unavailable)
+      written = Written::maybe;
     return fail(e.what());
   }
   return succeed();

@@ -155,8 +155,8 @@ class Scheduler final : private cluster::ClusterWatcher {
   std::optional<Reservation> reserve(const PodContext& ctx, std::string_view node,
                                      std::string& reason);
   // Removes the allocation annotations from the pod (`uid`: the
-  // precondition); a failure is logged, and the pod keeps counting.
-  void remove_allocation(std::string_view namespace_, std::string_view name,
+  // precondition); false (and logged) when the write failed.
+  bool remove_allocation(std::string_view namespace_, std::string_view name,
                          std::optional<std::string_view> uid);
   // Drops the pod's reservation; the charge its allocation annotations
   // give (if it still carries any) stays.

@@ -29,14 +29,18 @@ struct Plugins {
 };
 
 struct StackE2E : ::testing::Test {
-  std::unique_ptr<extender::ExtenderStack> make_stack(const std::string& identity) {
+  std::unique_ptr<extender::ExtenderStack> make_stack(
+      const std::string& identity, config::AllocateAt allocate_at = config::AllocateAt::bind) {
     extender::ExtenderStackOptions options;
     options.identity = identity;
-    auto stack =
-        extender::make_extender_stack(host_config(kubeconfig), plugins.registry, logger, options);
+    auto config = host_config(kubeconfig);
+    config.scheduler.allocate_at = allocate_at;
+    auto stack = extender::make_extender_stack(config, plugins.registry, logger, options);
     EXPECT_TRUE(stack->kube->wait_synced(10s)) << stack->sync_status();
     return stack;
   }
+
+  void fault_run(config::AllocateAt allocate_at);
 
   // Creates the pod on the API server and waits until `stacks` see it.
   json create_pod(const json& pod, std::initializer_list<extender::ExtenderStack*> stacks) {
@@ -211,12 +215,14 @@ std::map<std::string, DeviceUse> usage_from_annotations(const FakeApiServer& fak
   return use;
 }
 
-TEST_F(StackE2E, FaultRunNeverOverAllocates) {
+// The fault run, allocating at bind (every fitting node returned) or at
+// filter (filter picks one node and writes the allocation).
+void StackE2E::fault_run(config::AllocateAt allocate_at) {
   const auto started = std::chrono::steady_clock::now();
   const std::vector<std::string> nodes = {"gpu-0", "gpu-1", "gpu-2", "gpu-3"};
   for (const auto& n : nodes)
     fake.apply(gpu_node(n, 2));
-  auto stack = make_stack("host-a");
+  auto stack = make_stack("host-a", allocate_at);
 
   // One fault per pod handled, in rotation: dropped watch streams, an
   // expired resourceVersion (410 → relist), a watch ERROR event, a 409 on a
@@ -374,6 +380,14 @@ TEST_F(StackE2E, FaultRunNeverOverAllocates) {
   }
   EXPECT_GT(faults.load(), 5);
   EXPECT_LT(std::chrono::steady_clock::now() - started, 60s);
+}
+
+TEST_F(StackE2E, FaultRunNeverOverAllocates) {
+  fault_run(config::AllocateAt::bind);
+}
+
+TEST_F(StackE2E, FaultRunNeverOverAllocatesAllocatingAtFilter) {
+  fault_run(config::AllocateAt::filter);
 }
 
 }  // namespace

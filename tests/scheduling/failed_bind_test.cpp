@@ -4,6 +4,8 @@
 // pod is handed the same room.
 #include <gtest/gtest.h>
 
+#include <optional>
+#include <string_view>
 #include <utility>
 
 #include "flaky_cluster.hpp"
@@ -41,6 +43,12 @@ struct FailedBind : ::testing::Test {
     flaky.fail_bind = false;
     flaky.fail_removal = false;
   }
+  // A copy: a ledger snapshot held across scheduler calls would block them.
+  std::optional<scheduling::PodCharge> charge_of(std::string_view uid) const {
+    const auto snapshot = scheduler.ledger().read();
+    const scheduling::PodCharge* charge = snapshot->pod(uid);
+    return charge != nullptr ? std::optional(*charge) : std::nullopt;
+  }
   scheduling::SchedulerOptions options() {
     scheduling::SchedulerOptions o;
     o.clock = [this] { return env.now.load(); };
@@ -77,13 +85,10 @@ TEST_F(FailedBind, FailedRetryKeepsTheAllocationStillWritten) {
   EXPECT_EQ(scheduler.bind("ml", "p", "uid-p", "gpu-a"), "injected: pod write refused");
   EXPECT_EQ(env.annotation("ml", "p", "hami.io/vgpu-devices-allocated"),
             "GPU-gpu-a-0,NVIDIA,6000,0:;");
-  {
-    const auto snapshot = scheduler.ledger().read();
-    const scheduling::PodCharge* charge = snapshot->pod("uid-p");
-    ASSERT_NE(charge, nullptr);
-    EXPECT_FALSE(charge->reservation);
-    EXPECT_EQ(charge->node, "gpu-a");
-  }
+  const auto charge = charge_of("uid-p");
+  ASSERT_TRUE(charge);
+  EXPECT_FALSE(charge->reservation);
+  EXPECT_EQ(charge->node, "gpu-a");
 
   flaky.fail_write = false;
   const std::vector<std::string> names = {"gpu-a"};
@@ -130,13 +135,13 @@ TEST_F(FailedBind, RetryElsewhereHoldsBothRoomsUntilItsWriteLands) {
   const auto out = scheduler.filter(q, names);
   ASSERT_EQ(out.fit.size(), 1u);
   EXPECT_EQ(names[out.fit[0]], "gpu-b");
+  const auto charge = charge_of("uid-p");
+  ASSERT_TRUE(charge);
+  EXPECT_FALSE(charge->reservation);
+  EXPECT_EQ(charge->node, "gpu-a");
+  EXPECT_EQ(charge->held_node, "");
   {
     const auto snapshot = scheduler.ledger().read();
-    const scheduling::PodCharge* charge = snapshot->pod("uid-p");
-    ASSERT_NE(charge, nullptr);
-    EXPECT_FALSE(charge->reservation);
-    EXPECT_EQ(charge->node, "gpu-a");
-    EXPECT_EQ(charge->held_node, "");
     EXPECT_EQ(snapshot->node("gpu-b")->use[0][0].memory_mib, 0);
     EXPECT_EQ(snapshot->node("gpu-a")->use[0][0].memory_mib, 6000);
   }
@@ -169,6 +174,30 @@ TEST_F(FailedBind, UnconfirmedWriteIsRemovedAgain) {
 
   flaky.fail_write_after_storing = false;
   EXPECT_EQ(scheduler.bind("ml", "q", "uid-q", "gpu-a"), "");
+}
+
+// The write timed out but was stored, the removal failed, and the cluster
+// state has not seen the write yet: the room stays reserved until it does.
+TEST_F(FailedBind, UnconfirmedWriteThatCouldNotBeRemovedKeepsTheRoom) {
+  const std::vector<std::string> names = {"gpu-a"};
+  flaky.defer_write = true;
+  flaky.fail_removal = true;
+  EXPECT_EQ(scheduler.bind("ml", "p", "uid-p", "gpu-a"), "injected: pod write timed out");
+  EXPECT_EQ(env.annotation("ml", "p", "hami.io/vgpu-devices-allocated"), "<none>");
+  EXPECT_TRUE(scheduler.filter(q, names).fit.empty());
+  // The write shows up: p's allocation counts from its annotations.
+  flaky.store_deferred();
+  EXPECT_EQ(env.annotation("ml", "p", "hami.io/vgpu-devices-allocated"),
+            "GPU-gpu-a-0,NVIDIA,6000,0:;");
+  const auto charge = charge_of("uid-p");
+  ASSERT_TRUE(charge);
+  EXPECT_FALSE(charge->reservation);
+  EXPECT_TRUE(scheduler.filter(q, names).fit.empty());
+  // p's retry goes through and keeps its room.
+  flaky.defer_write = false;
+  flaky.fail_removal = false;
+  EXPECT_EQ(scheduler.bind("ml", "p", "uid-p", "gpu-a"), "");
+  EXPECT_TRUE(scheduler.filter(q, names).fit.empty());
 }
 
 TEST_F(FailedBind, RemovedAllocationFreesTheRoom) {

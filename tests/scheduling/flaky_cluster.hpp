@@ -10,7 +10,9 @@
 #include <cstdint>
 #include <functional>
 #include <mutex>
+#include <optional>
 #include <random>
+#include <string>
 
 #include "cluster/cluster_state.hpp"
 
@@ -27,6 +29,9 @@ class FlakyCluster final : public cluster::ClusterState {
   // The allocation write is stored, and then reported failed (a timeout or
   // a 5xx after the server committed it).
   std::atomic<bool> fail_write_after_storing{false};
+  // The allocation write is reported timed out and stored only when
+  // store_deferred() is called: committed by the server, seen late.
+  std::atomic<bool> defer_write{false};
   // Each Binding, pod write and node write also fails with this
   // probability (0: never).
   std::atomic<double> failure_rate{0};
@@ -62,6 +67,12 @@ class FlakyCluster final : public cluster::ClusterState {
       removal = removal || !w.value;
     if ((removal && fail_removal) || chance())
       fail(removal ? "injected: pod patch failed" : "injected: pod write failed");
+    if (!removal && defer_write) {
+      const std::lock_guard lock(mu_);
+      deferred_ = Deferred{std::string(ns), std::string(n), patch,
+                           uid ? std::optional<std::string>(*uid) : std::nullopt};
+      fail("injected: pod write timed out");
+    }
     if (!removal && fail_write)
       fail("injected: pod write refused", cluster::ErrorKind::Conflict);
     inner_.patch_pod_metadata(ns, n, patch, uid);
@@ -82,6 +93,19 @@ class FlakyCluster final : public cluster::ClusterState {
   }
   void record_event(const cluster::Event& e) override { inner_.record_event(e); }
 
+  // Stores the write defer_write held back.
+  void store_deferred() {
+    std::optional<Deferred> d;
+    {
+      const std::lock_guard lock(mu_);
+      d.swap(deferred_);
+    }
+    if (d) {
+      inner_.patch_pod_metadata(d->ns, d->name, d->patch,
+                                d->uid ? std::optional<std::string_view>(*d->uid) : std::nullopt);
+    }
+  }
+
  private:
   bool chance() {
     const double rate = failure_rate.load();
@@ -96,8 +120,16 @@ class FlakyCluster final : public cluster::ClusterState {
     throw cluster::ClusterError(kind, what);
   }
 
+  struct Deferred {
+    std::string ns;
+    std::string name;
+    cluster::PodMetadataPatch patch;
+    std::optional<std::string> uid;
+  };
+
   cluster::ClusterState& inner_;
   std::mutex mu_;
+  std::optional<Deferred> deferred_;
   std::mt19937 rng_;
 };
 
