@@ -471,8 +471,8 @@ FilterOutcome Scheduler::run_filter(const hami_pod_view& pod, std::vector<Candid
                                   pod.uid.len > 0 ? std::optional(sv(pod.uid)) : std::nullopt);
     } catch (const cluster::ClusterError& e) {
       // Unconfirmed (5xx, timeout): it may have been stored. If it cannot
-      // be removed either, the reservation stays until the pod's next
-      // version or attempt says what it carries.
+      // be removed either, the reservation stays until a version of the
+      // pod carrying it arrives, its next attempt replaces it or it goes.
       const bool gone =
           e.kind() != cluster::ErrorKind::Unavailable ||
           remove_allocation(ctx->namespace_, ctx->name,
@@ -695,8 +695,8 @@ std::string Scheduler::bind(std::string_view namespace_, std::string_view name,
     // when the removal failed, or an earlier attempt's) the ledger keeps
     // counting them: release drops only the reservation. A write that may
     // have been stored and could not be removed is not in the cluster
-    // cache yet: the reservation stays until the pod's next version (or
-    // next bind) says what it carries.
+    // cache yet: the reservation stays until a version of the pod carrying
+    // the write arrives, the next bind replaces it or the pod goes.
     if (written != Written::maybe || removed)
       release(key);
     event(*pod, true, "BindingFailed", message);
