@@ -422,11 +422,12 @@ void KubernetesClusterState::patch_node_annotations(
         impl_->client->patch(node_path(node), PatchType::merge,
                              node_annotations_patch_body(annotations, expected_resource_version));
   } catch (const ApiError& e) {
-    if (e.status() == 409) {
-      // The caller (the node lock) retries on what the cache holds: make
-      // that the server's current node before reporting the conflict.
+    // The caller (the node lock) retries on what the cache holds: make that
+    // the server's current node before reporting a conflict. After a 5xx or
+    // a timeout the write may have been stored, and the caller can only
+    // undo what the cache shows.
+    if (e.status() == 409 || e.status() == 0 || e.status() >= 500)
       impl_->refresh_node(node);
-    }
     throw cluster_error(e);
   }
   rapidjson::Document doc;

@@ -711,6 +711,11 @@ std::string Scheduler::bind(std::string_view namespace_, std::string_view name,
   } catch (const cluster::NodeLockError& e) {
     return fail(e.what());
   } catch (const cluster::ClusterError& e) {
+    // Unconfirmed (5xx, timeout): the lock may have been stored, and would
+    // keep every other pod off the node until it expires. Releasing removes
+    // it only if it is this pod's.
+    if (e.kind() == cluster::ErrorKind::Unavailable)
+      locked = true;
     return fail(e.what());
   }
 

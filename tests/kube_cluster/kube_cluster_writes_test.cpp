@@ -169,6 +169,20 @@ TEST_F(KubeClusterWrites, StaleNodeVersionConflictsAndRefreshesTheCache) {
   EXPECT_FALSE(server_object("Node", "", "gpu-1")["metadata"]["annotations"].HasMember("mine"));
 }
 
+// A node write stored before its 500: the error stands, and the cache was
+// re-read, so the caller sees (and can undo) what was stored.
+TEST_F(KubeClusterWrites, NodeWriteStoredBeforeA500IsInTheCache) {
+  server_.clear_requests();
+  server_.fail_next_after_applying("PATCH", "/api/v1/nodes/gpu-1", 500);
+  EXPECT_EQ(kind_of([&] {
+              state_->patch_node_annotations("gpu-1", {{"mine", "x"}}, std::nullopt);
+            }),
+            ErrorKind::Unavailable);
+  // Read back at once, not left to the watch.
+  EXPECT_EQ(testing::requests_to(server_, "GET", "/api/v1/nodes/gpu-1").size(), 1U);
+  EXPECT_EQ(*state_->node("gpu-1")->annotation("mine"), "x");
+}
+
 // The node lock takes over a lock whose owner is gone; a pod the cache has
 // not seen yet must not count as gone.
 TEST_F(KubeClusterWrites, PodExistsAsksTheServerWhenTheCacheHasNoSuchPod) {

@@ -226,9 +226,9 @@ void StackE2E::fault_run(config::AllocateAt allocate_at) {
 
   // One fault per pod handled, in rotation: dropped watch streams, an
   // expired resourceVersion (410 → relist), a watch ERROR event, a 409 on a
-  // node write, 500s on pod writes and on the binding (each also after
-  // storing the write). Paced by progress so unconsumed write faults do not
-  // pile up.
+  // node write, 500s on pod writes and on the binding, and 500s after the
+  // write was stored on a pod write, the binding and a node write. Paced by
+  // progress so unconsumed write faults do not pile up.
   constexpr int kPods = 200;
   std::atomic<int> handled{0};
   std::atomic<bool> done{false};
@@ -242,7 +242,7 @@ void StackE2E::fault_run(config::AllocateAt allocate_at) {
         continue;
       }
       injected_for = now;
-      switch (faults.load() % 8) {
+      switch (faults.load() % 9) {
         case 0:
           fake.drop_watches();
           break;
@@ -268,6 +268,9 @@ void StackE2E::fault_run(config::AllocateAt allocate_at) {
           break;
         case 7:
           fake.fail_next_after_applying("POST", "/api/v1/namespaces/ml/pods/", 500);
+          break;
+        case 8:
+          fake.fail_next_after_applying("PATCH", "/api/v1/nodes/", 500);
           break;
       }
       ++faults;

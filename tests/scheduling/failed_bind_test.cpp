@@ -200,6 +200,15 @@ TEST_F(FailedBind, UnconfirmedWriteThatCouldNotBeRemovedKeepsTheRoom) {
   EXPECT_TRUE(scheduler.filter(q, names).fit.empty());
 }
 
+// The node lock was stored but the write reported failed: the bind fails
+// and the lock, this pod's, is released rather than left to expire.
+TEST_F(FailedBind, LockStoredBeforeAnErrorIsReleased) {
+  flaky.fail_node_write_after_storing = true;
+  EXPECT_EQ(scheduler.bind("ml", "p", "uid-p", "gpu-a"), "injected: node write timed out");
+  EXPECT_FALSE(env.cluster->node("gpu-a")->annotation("hami.io/mutex.lock"));
+  EXPECT_EQ(scheduler.bind("ml", "q", "uid-q", "gpu-a"), "");
+}
+
 TEST_F(FailedBind, RemovedAllocationFreesTheRoom) {
   flaky.fail_bind = true;
   EXPECT_EQ(scheduler.bind("ml", "p", "uid-p", "gpu-a"), "injected: binding failed");

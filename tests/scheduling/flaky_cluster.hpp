@@ -32,6 +32,8 @@ class FlakyCluster final : public cluster::ClusterState {
   // The allocation write is reported timed out and stored only when
   // store_deferred() is called: committed by the server, seen late.
   std::atomic<bool> defer_write{false};
+  // A node write (the lock) is stored, then reported timed out.
+  std::atomic<bool> fail_node_write_after_storing{false};
   // Each Binding, pod write and node write also fails with this
   // probability (0: never).
   std::atomic<double> failure_rate{0};
@@ -84,6 +86,8 @@ class FlakyCluster final : public cluster::ClusterState {
     if (chance())
       fail("injected: node write failed");
     inner_.patch_node_annotations(n, a, rv);
+    if (fail_node_write_after_storing.exchange(false))
+      fail("injected: node write timed out");
   }
   void bind(std::string_view ns, std::string_view n, std::string_view uid,
             std::string_view node) override {
