@@ -3,6 +3,8 @@
 // failed bind releases the lock, the reservation and the allocation (7.7#11).
 #include <gtest/gtest.h>
 
+#include <tuple>
+
 #include "scheduling_env.hpp"
 
 namespace {
@@ -213,6 +215,37 @@ TEST_F(Bind, RetriedBindOfABoundPodChangesNothing) {
   EXPECT_EQ(env.annotation("ml", "p", "hami.io/vgpu-devices-allocated"), allocated);
   EXPECT_FALSE(lock("gpu-a"));
   EXPECT_TRUE(charge("uid-p"));
+}
+
+// The reservation a bind makes is replaced by the charge its own written
+// annotations give — for every vendor and with init containers — rather
+// than kept as a reservation still in flight.
+TEST(BindConfirms, WrittenAnnotationsReplaceTheReservation) {
+  const std::string yaml = "kind: List\nitems:\n" + nvidia_node("gpu-a", 2, 8000) + R"(
+- kind: Node
+  metadata:
+    name: mi
+    annotations:
+      hami.io/node-amd-register: '[{"id":"amd-0","count":4,"devmem":196608,"devcore":304,"type":"AMD Instinct MI300X VF","mode":"hami-core","health":true}]'
+  status: {capacity: {amd.com/gpu: "4"}, allocatable: {amd.com/gpu: "4"}}
+)";
+  SchedulingEnv env(yaml);
+  const Limits nv = {{"nvidia.com/gpu", "1"}, {"nvidia.com/gpumem", "2000"}};
+  const Limits amd = {
+      {"amd.com/gpu", "1"}, {"amd.com/gpumem", "16384"}, {"amd.com/gpucores", "25"}};
+  for (const auto& [name, json, node] :
+       {std::tuple{"init", pod_json("ml", "init", "uid-init", {nv, nv}, {nv}), "gpu-a"},
+        std::tuple{"amd", pod_json("ml", "amd", "uid-amd", {amd}), "mi"}}) {
+    rapidjson::Document doc;
+    doc.Parse(json.c_str());
+    env.cluster->upsert(doc);
+    EXPECT_EQ(env.scheduler->bind("ml", name, std::string("uid-") + name, node), "") << name;
+    const auto snapshot = env.scheduler->ledger().read();
+    const auto* charge = snapshot->pod(std::string("uid-") + name);
+    ASSERT_NE(charge, nullptr) << name;
+    EXPECT_FALSE(charge->reservation) << name;
+    EXPECT_EQ(charge->held_node, "") << name;
+  }
 }
 
 }  // namespace
