@@ -221,14 +221,8 @@ TEST_F(Bind, RetriedBindOfABoundPodChangesNothing) {
 // annotations give — for every vendor and with init containers — rather
 // than kept as a reservation still in flight.
 TEST(BindConfirms, WrittenAnnotationsReplaceTheReservation) {
-  const std::string yaml = "kind: List\nitems:\n" + nvidia_node("gpu-a", 2, 8000) + R"(
-- kind: Node
-  metadata:
-    name: mi
-    annotations:
-      hami.io/node-amd-register: '[{"id":"amd-0","count":4,"devmem":196608,"devcore":304,"type":"AMD Instinct MI300X VF","mode":"hami-core","health":true}]'
-  status: {capacity: {amd.com/gpu: "4"}, allocatable: {amd.com/gpu: "4"}}
-)";
+  const std::string yaml =
+      "kind: List\nitems:\n" + nvidia_node("gpu-a", 2, 8000) + mi300x_node("mi");
   SchedulingEnv env(yaml);
   const Limits nv = {{"nvidia.com/gpu", "1"}, {"nvidia.com/gpumem", "2000"}};
   const Limits amd = {

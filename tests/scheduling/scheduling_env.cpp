@@ -2,6 +2,13 @@
 
 namespace hami::testing {
 
+std::string mi300x_node(std::string_view name) {
+  return "- kind: Node\n  metadata:\n    name: " + std::string(name) +
+         "\n    annotations:\n      hami.io/node-amd-register: "
+         R"('[{"id":"amd-0","count":4,"devmem":196608,"devcore":304,"type":"AMD Instinct MI300X VF","mode":"hami-core","health":true}]')"
+         "\n  status: {capacity: {amd.com/gpu: \"4\"}, allocatable: {amd.com/gpu: \"4\"}}\n";
+}
+
 std::string nvidia_node(std::string_view name, int gpus, int64_t memory, std::string_view type,
                         std::string_view extra_annotations) {
   std::string reg = "[";

@@ -70,6 +70,10 @@ std::string nvidia_node(std::string_view name, int gpus, int64_t memory = 40960,
                         std::string_view type = "NVIDIA A100-SXM4-40GB",
                         std::string_view extra_annotations = "");
 
+// A node (YAML list item) registering one AMD Instinct MI300X VF "amd-0":
+// 196608 MiB, 304 compute units, split count 4.
+std::string mi300x_node(std::string_view name);
+
 // A pending pod (YAML list item) asking each app container for the given
 // nvidia.com/* limits, e.g. {{"nvidia.com/gpu","1"},{"nvidia.com/gpumem","1000"}}.
 using Limits = std::vector<std::pair<std::string, std::string>>;

@@ -197,16 +197,7 @@ TEST(Quota, NamespaceLimitsBoundMemoryAcrossPods) {
 }
 
 TEST(Amd, Mi300xTakesMemoryAndComputeUnits) {
-  const std::string yaml = R"(
-kind: List
-items:
-- kind: Node
-  metadata:
-    name: mi
-    annotations:
-      hami.io/node-amd-register: '[{"id":"amd-0","count":4,"devmem":196608,"devcore":304,"type":"AMD Instinct MI300X VF","mode":"hami-core","health":true}]'
-  status: {capacity: {amd.com/gpu: "4"}, allocatable: {amd.com/gpu: "4"}}
-)";
+  const std::string yaml = "kind: List\nitems:\n" + mi300x_node("mi");
   SchedulingEnv env(yaml, filter_mode());
   EXPECT_EQ(
       place(env,
