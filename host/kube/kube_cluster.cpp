@@ -8,6 +8,8 @@
 #include <utility>
 #include <vector>
 
+#include "cluster/object_records.hpp"
+#include "k8s/object_error.hpp"
 #include "kube/event_sink.hpp"
 #include "kube/kube_cluster_store.hpp"
 #include "kube/object_trim.hpp"
@@ -258,22 +260,12 @@ struct KubernetesClusterState::Impl {
     try {
       const ApiResponse reply = client->get(pod_path(namespace_, name));
       rapidjson::Document doc;
-      if (!parse_reply(reply, doc, "get pod") || !doc.IsObject())
+      if (!parse_reply(reply, doc, "get pod"))
         return false;
-      const auto meta = doc.FindMember("metadata");
-      const auto spec = doc.FindMember("spec");
-      if (meta == doc.MemberEnd() || spec == doc.MemberEnd() || !meta->value.IsObject() ||
-          !spec->value.IsObject())
-        return false;
-      const auto pod_uid = meta->value.FindMember("uid");
-      const auto node_name = spec->value.FindMember("nodeName");
-      if (!uid.empty() &&
-          (pod_uid == meta->value.MemberEnd() || !pod_uid->value.IsString() ||
-           std::string_view(pod_uid->value.GetString(), pod_uid->value.GetStringLength()) != uid))
-        return false;
-      return node_name != spec->value.MemberEnd() && node_name->value.IsString() &&
-             std::string_view(node_name->value.GetString(), node_name->value.GetStringLength()) ==
-                 node;
+      const auto pod = cluster::make_pod_record(doc);
+      return (uid.empty() || pod->uid == uid) && pod->node_name == node;
+    } catch (const k8s::ObjectError&) {
+      return false;
     } catch (const ApiError& e) {
       if (options.logger) {
         options.logger->warn(
