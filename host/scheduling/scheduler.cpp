@@ -891,12 +891,18 @@ void Scheduler::pod_upserted(const std::shared_ptr<const cluster::PodRecord>& po
     return;
   }
   PodCharge charge = annotated_charge(*pod, *allocations, existing);
-  if (existing != nullptr && existing->reservation &&
-      (charge.node != existing->node ||
-       collapse(*allocations, pod->model->view().init_count, false) != existing->devices)) {
-    // Not the reservation's write (reservations are never shrunk): a
-    // version from before it, whose allocation the pod holds until that
-    // write lands.
+  // Whether this version carries the reservation's own write. Reservations
+  // are never shrunk, so a shrunk charge is compared unshrunk.
+  const auto carries = [&](const PodCharge& reservation) {
+    if (charge.node != reservation.node)
+      return false;
+    if (!charge.shrunk)
+      return charge.devices == reservation.devices;
+    return collapse(*allocations, pod->model->view().init_count, false) == reservation.devices;
+  };
+  if (existing != nullptr && existing->reservation && !carries(*existing)) {
+    // Not the reservation's write: a version from before it, whose
+    // allocation the pod holds until that write lands.
     PodCharge kept = *existing;
     kept.held_node = std::move(charge.node);
     kept.held_devices = std::move(charge.devices);

@@ -74,13 +74,9 @@ void LedgerState::add_to_use(NodeEntry& node, const DeviceCharge& d, int sign) {
 }
 
 void LedgerState::apply(const PodCharge& charge, int sign) {
-  // A reservation's held allocation may be on another node: the pod is
-  // listed on each node it counts on, once.
-  for (const std::string* name : {&charge.node, &charge.held_node}) {
-    if (name->empty() || (name == &charge.held_node && charge.held_node == charge.node))
-      continue;
-    NodeEntry& n = entry(*name);
-    for_each_charged(charge, *name, [&](const DeviceCharge& d) { add_to_use(n, d, sign); });
+  const auto on_node = [&](const std::string& name) {
+    NodeEntry& n = entry(name);
+    for_each_charged(charge, name, [&](const DeviceCharge& d) { add_to_use(n, d, sign); });
     if (sign > 0) {
       n.pods.push_back(charge.uid);
     } else {
@@ -90,7 +86,13 @@ void LedgerState::apply(const PodCharge& charge, int sign) {
         n.pods.pop_back();
       }
     }
-  }
+  };
+  // A reservation's held allocation may be on another node: the pod is
+  // listed on each node it counts on, once.
+  if (!charge.node.empty())
+    on_node(charge.node);
+  if (!charge.held_node.empty() && charge.held_node != charge.node)
+    on_node(charge.held_node);
   auto& totals = namespace_used_[charge.namespace_];
   totals.resize(vendor_count_);
   for (const DeviceCharge& d : charge.devices) {
