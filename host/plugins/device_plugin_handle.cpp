@@ -227,18 +227,40 @@ RequestResult DevicePluginHandle::container_request(const hami_pod_view& pod, si
 
 NodeInventory DevicePluginHandle::decode_node(const hami_node_view& node) const {
   NodeInventory result;
+  ErrorBuffer err;
+  if (const hami_status status = decode_into(node, result, err); status != HAMI_OK)
+    throw status_error(instance_, "decode_node", status, err);
+  return result;
+}
+
+std::optional<NodeInventory> DevicePluginHandle::decode_node_if_registered(
+    const hami_node_view& node) const {
+  NodeInventory result;
+  ErrorBuffer err;
+  const hami_status status = decode_into(node, result, err);
+  if (status == HAMI_NOT_FOUND)
+    return std::nullopt;
+  if (status != HAMI_OK)
+    throw status_error(instance_, "decode_node", status, err);
+  return result;
+}
+
+hami_status DevicePluginHandle::decode_into(const hami_node_view& node, NodeInventory& result,
+                                            ErrorBuffer& err) const {
   CallProblems problems;
   SinkContext<NodeInventory> ctx{&result, &problems};
   const hami_device_sink sink{static_cast<uint32_t>(sizeof(hami_device_sink)), &ctx, &on_device,
                               &on_pair_score};
-  ErrorBuffer err;
+  hami_status status = HAMI_OK;
   {
     const auto lock = instance_.serialize();
-    call_plugin(instance_, "decode_node", err,
-                [&] { return vtable_.decode_node(instance_.get(), &node, &sink, err.view()); });
+    status = invoke_plugin(instance_, "decode_node", [&] {
+      return vtable_.decode_node(instance_.get(), &node, &sink, err.view());
+    });
   }
-  problems.report(instance_, "decode_node");
-  return result;
+  if (status == HAMI_OK)
+    problems.report(instance_, "decode_node");
+  return status;
 }
 
 HealthResult DevicePluginHandle::node_health(const hami_node_view& node, int64_t now) const {

@@ -26,6 +26,8 @@
 
 namespace hami::host {
 
+class ErrorBuffer;
+
 // hami_device_description, copied. Empty strings: not used by this vendor.
 struct DeviceDescription {
   std::string vendor;
@@ -126,6 +128,11 @@ class DevicePluginHandle {
   // The node's inventory. PluginCallError with HAMI_NOT_FOUND when the node
   // has no registration of this vendor, HAMI_INVALID_ARGUMENT when malformed.
   [[nodiscard]] NodeInventory decode_node(const hami_node_view& node) const;
+  // The same, but a node without this vendor's registration is nullopt, not
+  // an exception: the scheduler asks every vendor about every node, and most
+  // nodes carry one vendor's registration only.
+  [[nodiscard]] std::optional<NodeInventory> decode_node_if_registered(
+      const hami_node_view& node) const;
 
   [[nodiscard]] HealthResult node_health(const hami_node_view& node, int64_t now) const;
 
@@ -146,6 +153,9 @@ class DevicePluginHandle {
  private:
   friend class PluginRegistry;
   void release() noexcept { instance_.reset(); }
+  // One decode_node call: its status, `result` filled on HAMI_OK.
+  hami_status decode_into(const hami_node_view& node, NodeInventory& result,
+                          ErrorBuffer& err) const;
 
   PluginInstance instance_;
   hami_device_vtable vtable_{};

@@ -116,7 +116,11 @@ std::shared_ptr<const NodeDevices> NodeDevices::decode(
   for (size_t v = 0; v < plugins.size(); ++v) {
     VendorDevices& vendor = out->vendors_[v];
     try {
-      host::NodeInventory inventory = plugins[v].decode_node(node.view());
+      std::optional<host::NodeInventory> decoded =
+          plugins[v].decode_node_if_registered(node.view());
+      if (!decoded)
+        continue;
+      host::NodeInventory& inventory = *decoded;
       vendor.registered = true;
       const std::string& word = plugins[v].description().vendor;
       for (host::DeviceRecord& r : inventory.devices) {
@@ -125,8 +129,6 @@ std::shared_ptr<const NodeDevices> NodeDevices::decode(
       }
       vendor.pair_records = std::move(inventory.pair_scores);
     } catch (const host::PluginCallError& e) {
-      if (e.status() == HAMI_NOT_FOUND)
-        continue;
       if (e.status() != HAMI_INVALID_ARGUMENT)
         throw;
       vendor.error = e.what();

@@ -145,11 +145,21 @@ TEST_F(CPlugin, DeviceDecodesNodesAndReportsHealth) {
   EXPECT_STREQ(missing.what(),
                "cdev.decode_node: node has no example.com/cdev-register annotation");
   EXPECT_FALSE(handle.node_health(bare, 1).healthy);
+  // The scheduler's form: no registration is no inventory, not an error.
+  EXPECT_FALSE(handle.decode_node_if_registered(bare).has_value());
+  const auto registered = handle.decode_node_if_registered(node);
+  ASSERT_TRUE(registered.has_value());
+  ASSERT_EQ(registered->devices.size(), 2u);
+  EXPECT_EQ(registered->devices[1].id, "GPU-b");
+  EXPECT_EQ(registered->pair_scores.size(), 2u);
 
   const hami_kv broken = kv("example.com/cdev-register", "GPU-a,CDEV,lots,100");
   bare.annotations = &broken;
   bare.annotations_len = 1;
   EXPECT_EQ(call_error([&] { (void)handle.decode_node(bare); }).status(), HAMI_INVALID_ARGUMENT);
+  const auto malformed = call_error([&] { (void)handle.decode_node_if_registered(bare); });
+  EXPECT_EQ(malformed.status(), HAMI_INVALID_ARGUMENT);
+  EXPECT_EQ(std::string(malformed.what()).rfind("cdev.decode_node: ", 0), 0u) << malformed.what();
 }
 
 TEST_F(CPlugin, DeviceFitsAndRoundTripsAllocations) {
