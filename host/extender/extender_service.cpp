@@ -195,16 +195,19 @@ Reply ExtenderService::run_filter(std::string body, Trace& trace) const {
       std::vector<k8s::NodeModel> models;
       std::vector<NodeObjectCache::Fresh> fresh;
       std::vector<const k8s::NodeModel*> nodes;
+      std::vector<const scheduling::NodeDevicesMemo*> memos;  // one per node
       std::vector<size_t> item_index;  // nodes[k] is Nodes.items[item_index[k]]
       models.reserve(count);
       fresh.reserve(caching ? count : 0);
       nodes.reserve(count);
+      memos.reserve(count);
       item_index.reserve(count);
       std::vector<std::string_view> fresh_texts;
       fresh_texts.reserve(caching ? count : 0);
       for (size_t i = 0; i < count; ++i) {
         if (const auto& known = args.known_nodes[i]) {
           nodes.push_back(&known->model);
+          memos.push_back(&known->devices);
           item_index.push_back(i);
           continue;
         }
@@ -217,6 +220,7 @@ Reply ExtenderService::run_filter(std::string body, Trace& trace) const {
             models.emplace_back(*args.node_items[i], k8s::NodeModel::Borrowing{});
             nodes.push_back(&models.back());
           }
+          memos.push_back(nullptr);
           item_index.push_back(i);
         } catch (const k8s::ObjectError& e) {
           std::string name = node_item_name(*args.node_items[i]);
@@ -234,7 +238,7 @@ Reply ExtenderService::run_filter(std::string body, Trace& trace) const {
       for (size_t k = 0; k < fresh.size(); ++k)
         fresh[k].text = std::string(fresh_texts[k]);
       scheduling::FilterOutcome& result = trace.outcome;
-      result = scheduler_.filter(*pod, nodes);
+      result = scheduler_.filter(*pod, nodes, memos);
       nodes.clear();  // some point into `fresh`, which the cache takes now
       remember_nodes(std::move(fresh));
       report_full_nodes(args);

@@ -16,8 +16,9 @@
 //     leading bytes (a Node object's start holds its name and uid), and a
 //     smaller object is cheap to parse.
 //   - One entry per node name: remembering a node's new text replaces the
-//     old one. Beyond the byte budget (texts plus models, counted as twice
-//     the text) the entries remembered first go first.
+//     old one. Beyond the byte budget (texts plus models and decoded
+//     devices, counted as twice the text) the entries remembered first go
+//     first.
 //   - Lookups read an immutable Snapshot without locking; remember() builds
 //     the next snapshot. A call holds one snapshot from its decode to its
 //     reply, and with it every entry it matched.
@@ -32,6 +33,7 @@
 #include <vector>
 
 #include "k8s/node.hpp"
+#include "scheduling/node_devices.hpp"
 
 namespace hami::extender {
 
@@ -50,6 +52,9 @@ class NodeObjectCache {
     const k8s::NodeModel model;  // owns its strings
     const uint64_t key;          // the hash of the text's first kKeyBytes
     const uint64_t serial;       // order of remembering, for eviction
+    // The scheduler's decode of `model`, once a filter needed one (the
+    // cluster state does not hold this node with these annotations).
+    const scheduling::NodeDevicesMemo devices;
   };
 
   // A Node object's text and its owning model, to be remembered.

@@ -146,6 +146,26 @@ std::shared_ptr<const NodeDevices> NodeDevices::decode(
   return out;
 }
 
+bool NodeDevices::clean() const {
+  for (const VendorDevices& v : vendors_) {
+    if (!v.error.empty())
+      return false;
+  }
+  return true;
+}
+
+std::shared_ptr<const NodeDevices> NodeDevicesMemo::get() const {
+  const std::lock_guard lock(mutex_);
+  return devices_;
+}
+
+void NodeDevicesMemo::keep(const std::shared_ptr<const NodeDevices>& devices) const {
+  if (!devices || !devices->clean())
+    return;
+  const std::lock_guard lock(mutex_);
+  devices_ = devices;
+}
+
 size_t NodeDevices::device_count() const {
   size_t n = 0;
   for (const VendorDevices& v : vendors_)

@@ -6,6 +6,7 @@
 
 #include <cstdint>
 #include <memory>
+#include <mutex>
 #include <span>
 #include <string>
 #include <string_view>
@@ -74,6 +75,10 @@ class NodeDevices {
   const std::vector<VendorDevices>& vendors() const { return vendors_; }
   // True when some vendor is registered with at least one device.
   bool registered() const { return registered_; }
+  // True when every vendor read its registration (or had none): nothing was
+  // taken over from the previous decode, so the result depends on the node
+  // alone.
+  bool clean() const;
   size_t device_count() const;
 
  private:
@@ -81,6 +86,24 @@ class NodeDevices {
   uint64_t fingerprint_ = 0;
   bool registered_ = false;
   std::vector<VendorDevices> vendors_;
+};
+
+// The decode of one immutable Node model, kept by whoever keeps the model
+// across calls (extender::NodeObjectCache keeps one per cached Node object).
+// A full-Nodes filter decodes a node the cluster state does not hold, or
+// holds with other annotations, on every call otherwise: a thousand plugin
+// calls that parse the same registrations each time.
+// Only a clean() decode is kept: one that fell back to a previous decode
+// depends on more than the model. Safe to share between threads.
+class NodeDevicesMemo {
+ public:
+  std::shared_ptr<const NodeDevices> get() const;
+  // Keeps `devices` when clean(); another is left as it is.
+  void keep(const std::shared_ptr<const NodeDevices>& devices) const;
+
+ private:
+  mutable std::mutex mutex_;
+  mutable std::shared_ptr<const NodeDevices> devices_;  // guarded by mutex_
 };
 
 }  // namespace hami::scheduling

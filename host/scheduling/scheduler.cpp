@@ -6,6 +6,7 @@
 #include <cstdio>
 #include <ctime>
 #include <set>
+#include <stdexcept>
 #include <thread>
 #include <utility>
 
@@ -86,7 +87,8 @@ std::optional<AllocateAt> parse_allocate_at(std::string_view text) {
 
 struct Scheduler::Candidate {
   std::string name;
-  const k8s::NodeModel* node = nullptr;  // full Nodes mode only
+  const k8s::NodeModel* node = nullptr;   // full Nodes mode only
+  const NodeDevicesMemo* memo = nullptr;  // full Nodes mode, optional
 };
 
 struct Scheduler::PodContext {
@@ -261,10 +263,19 @@ FilterOutcome Scheduler::filter(const k8s::PodModel& pod, std::span<const std::s
 
 FilterOutcome Scheduler::filter(const k8s::PodModel& pod,
                                 std::span<const k8s::NodeModel* const> nodes) {
+  return filter(pod, nodes, {});
+}
+
+FilterOutcome Scheduler::filter(const k8s::PodModel& pod,
+                                std::span<const k8s::NodeModel* const> nodes,
+                                std::span<const NodeDevicesMemo* const> memos) {
+  if (!memos.empty() && memos.size() != nodes.size())
+    throw std::invalid_argument("filter: one memo per node, or none");
   std::vector<Candidate> candidates;
   candidates.reserve(nodes.size());
-  for (const k8s::NodeModel* node : nodes)
-    candidates.push_back({std::string(node->name()), node});
+  for (size_t i = 0; i < nodes.size(); ++i)
+    candidates.push_back(
+        {std::string(nodes[i]->name()), nodes[i], memos.empty() ? nullptr : memos[i]});
   return run_filter(pod.view(), candidates);
 }
 
@@ -332,11 +343,22 @@ FilterOutcome Scheduler::run_filter(const hami_pod_view& pod, std::vector<Candid
       const NodeUse* base = nullptr;
       NodeUse adjusted;
       try {
-        if (cand.node != nullptr && !(entry != nullptr && entry->devices &&
-                                      entry->devices->source_fingerprint() ==
-                                          NodeDevices::fingerprint(devices_, *cand.node))) {
-          fresh = NodeDevices::decode(devices_, *cand.node,
-                                      entry != nullptr ? entry->devices.get() : nullptr);
+        // A memo's decode is clean: the same as decoding the node again,
+        // whatever the ledger's entry held before.
+        std::shared_ptr<const NodeDevices> kept = cand.memo ? cand.memo->get() : nullptr;
+        if (cand.node != nullptr &&
+            !(entry != nullptr && entry->devices &&
+              entry->devices->source_fingerprint() ==
+                  (kept ? kept->source_fingerprint()
+                        : NodeDevices::fingerprint(devices_, *cand.node)))) {
+          if (kept) {
+            fresh = std::move(kept);
+          } else {
+            fresh = NodeDevices::decode(devices_, *cand.node,
+                                        entry != nullptr ? entry->devices.get() : nullptr);
+            if (cand.memo)
+              cand.memo->keep(fresh);
+          }
           devices = fresh.get();
           adjusted = usage_for(*snapshot, entry, *devices);
           base = &adjusted;

@@ -112,6 +112,12 @@ class Scheduler final : private cluster::ClusterWatcher {
   // Full Nodes mode: devices are read from the given Node objects (reusing
   // the cached decode when their annotations match), usage from the ledger.
   FilterOutcome filter(const k8s::PodModel& pod, std::span<const k8s::NodeModel* const> nodes);
+  // The same, with a memo per node (null: none; `memos` empty: none at
+  // all) for the decode of a node the ledger does not hold with the same
+  // annotations: read instead of decoding when it holds one, given the
+  // decode otherwise.
+  FilterOutcome filter(const k8s::PodModel& pod, std::span<const k8s::NodeModel* const> nodes,
+                       std::span<const NodeDevicesMemo* const> memos);
 
   // Node policy scores 0..10 for the given nodes (unknown nodes score 0).
   std::vector<HostScore> prioritize(const k8s::PodModel& pod,

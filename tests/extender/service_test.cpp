@@ -239,6 +239,69 @@ TEST_F(Service, FullNodesSeenBeforeAreReusedAndAChangedNodeIsReadAgain) {
   EXPECT_EQ(uncached.node_cache().snapshot()->size(), 0u);
 }
 
+// The devices of a cached node, as the filter kept them; null: none kept.
+std::shared_ptr<const scheduling::NodeDevices> kept_devices(
+    const extender::ExtenderService& service, const std::string& text) {
+  const auto snapshot = service.node_cache().snapshot();
+  const auto* entry = snapshot->find(text.data(), text.data() + text.size());
+  return entry != nullptr ? entry->devices.get() : nullptr;
+}
+
+TEST_F(Service, FullNodesTheClusterDoesNotHoldAreDecodedOnceAcrossCalls) {
+  const std::string x = cached_node("gpu-x", 4000);
+  const std::string y = cached_node("gpu-y", 2000);
+  const std::string x_fits =
+      R"({"Nodes":{"metadata":{},"items":[)" + x +
+      R"(]},"NodeNames":null,"FailedNodes":{"gpu-y":"1/1 CardInsufficientMemory"},)"
+      R"("FailedAndUnresolvableNodes":null,"Error":""})";
+  // The first call models the nodes for the cache; the second finds them
+  // there and keeps their decode beside them.
+  EXPECT_EQ(service.filter(cached_nodes_body(kGpuPod, 4000)).body, x_fits);
+  EXPECT_EQ(kept_devices(service, x), nullptr);
+  EXPECT_EQ(service.filter(cached_nodes_body(kGpuPod, 4000)).body, x_fits);
+  const auto x_devices = kept_devices(service, x);
+  const auto y_devices = kept_devices(service, y);
+  ASSERT_NE(x_devices, nullptr);
+  ASSERT_NE(y_devices, nullptr);
+  EXPECT_EQ(x_devices->name(), "gpu-x");
+  ASSERT_EQ(x_devices->device_count(), 1u);
+  EXPECT_EQ(x_devices->vendors()[0].records[0].memory_mib, 4000);
+
+  // Later calls read the kept decode instead of decoding again.
+  EXPECT_EQ(service.filter(cached_nodes_body(kGpuPod, 4000)).body, x_fits);
+  EXPECT_EQ(kept_devices(service, x), x_devices);
+  EXPECT_EQ(kept_devices(service, y), y_devices);
+
+  // Usage still comes from the ledger on every call: a pod holding 2000 MiB
+  // of GPU-gpu-x leaves too little for the next 3000 MiB request.
+  add_pod(pod_json("ml", "held", "uid-held",
+                   {{{"nvidia.com/gpu", "1"}, {"nvidia.com/gpumem", "2000"}}}, {},
+                   R"({"hami.io/vgpu-node":"gpu-x",)"
+                   R"("hami.io/vgpu-devices-allocated":"GPU-gpu-x,NVIDIA,2000,0:;"})"));
+  EXPECT_EQ(
+      service.filter(cached_nodes_body(kGpuPod, 4000)).body,
+      R"({"Nodes":null,"NodeNames":null,"FailedNodes":{"gpu-x":"1/1 CardInsufficientMemory",)"
+      R"("gpu-y":"1/1 CardInsufficientMemory"},"FailedAndUnresolvableNodes":null,"Error":""})");
+  EXPECT_EQ(kept_devices(service, x), x_devices);
+}
+
+TEST_F(Service, FullNodesWithAMalformedRegistrationAreNotKeptDecoded) {
+  // The registration cannot be read: the decode depends on what the ledger
+  // held before, so it is done again on every call.
+  std::string broken = cached_node("gpu-x", 4000);
+  const std::string good_memory = R"(\"devmem\":4000)";
+  broken.replace(broken.find(good_memory), good_memory.size(), R"(\"devmem\":\"lots\")");
+  const std::string body = R"({"Pod":)" + kGpuPod + R"(,"Nodes":{"metadata":{},"items":[)" +
+                           broken + R"(]},"NodeNames":null})";
+  const std::string reply = service.filter(body).body;
+  EXPECT_NE(reply.find(R"("FailedAndUnresolvableNodes":{"gpu-x":"node unregistered"})"),
+            std::string::npos)
+      << reply;
+  EXPECT_EQ(service.filter(body).body, reply);
+  EXPECT_EQ(service.filter(body).body, reply);
+  EXPECT_EQ(kept_devices(service, broken), nullptr);
+}
+
 TEST_F(Service, PrioritizeScoresZeroToTen) {
   add_pod(pod_json(
       "ml", "busy", "uid-busy", {{{"nvidia.com/gpu", "2"}}}, {},
