@@ -155,6 +155,35 @@ TEST(Filter, RejectionsCarryHamiReasonsAndEvents) {
   EXPECT_EQ(events[2].message, "no available node, 3 nodes do not meet");
 }
 
+TEST(Filter, AppContainersAccumulateInitContainersDoNot) {
+  // One GPU of 8000 MiB, 10 slots.
+  SchedulingEnv env("kind: List\nitems:\n" + nvidia_node("solo", 1, 8000));
+  const std::vector<std::string> names = {"solo"};
+  const auto mib = [](const char* memory) {
+    return Limits{{"nvidia.com/gpu", "1"}, {"nvidia.com/gpumem", memory}};
+  };
+  const auto fit = [&](const char* uid, const std::vector<Limits>& app,
+                       const std::vector<Limits>& init) {
+    const auto out =
+        env.scheduler->filter(pod_from_json(pod_json("default", uid, uid, app, init)), names);
+    EXPECT_EQ(out.error, "");
+    return out.fit.empty() ? out.failed.at("solo") : std::string("fits");
+  };
+  // Each app container takes its share of the GPU from what the earlier
+  // ones left.
+  EXPECT_EQ(fit("two-app", {mib("5000"), mib("5000")}, {}), "1/1 CardInsufficientMemory");
+  EXPECT_EQ(fit("three-app", {mib("3000"), mib("3000"), mib("3000")}, {}),
+            "1/1 CardInsufficientMemory");
+  EXPECT_EQ(fit("exact", {mib("3000"), mib("3000"), mib("2000")}, {}), "fits");
+  EXPECT_EQ(fit("cpu-between", {mib("5000"), {{"cpu", "1"}}, mib("5000")}, {}),
+            "1/1 CardInsufficientMemory");
+  // Init containers each start from the node's usage and leave it as it
+  // was for the next one and for the app containers.
+  EXPECT_EQ(fit("init-then-app", {mib("5000")}, {mib("5000")}), "fits");
+  EXPECT_EQ(fit("two-init", {mib("3000")}, {mib("6000"), mib("6000")}), "fits");
+  EXPECT_EQ(fit("big-init", {mib("3000")}, {mib("9000")}), "1/1 CardInsufficientMemory");
+}
+
 TEST(Filter, TooFewDevicesIsUnresolvable) {
   SchedulingEnv env(kTwoNodes);
   const auto pod = pod_from_json(pod_json("default", "p", "uid-p", {{{"nvidia.com/gpu", "3"}}}));
