@@ -48,16 +48,16 @@ std::string allocations_report(const scheduling::Scheduler& scheduler) {
       w.StartArray();
       const auto& vendors = entry->devices->vendors();
       for (size_t v = 0; v < vendors.size(); ++v) {
-        for (size_t k = 0; k < vendors[v].records.size(); ++k) {
-          const host::DeviceRecord& r = vendors[v].records[k];
+        for (size_t k = 0; k < vendors[v].size(); ++k) {
+          const hami_device& r = vendors[v].abi[k];
           const scheduling::DeviceUse use = v < entry->use.size() && k < entry->use[v].size()
                                                 ? entry->use[v][k]
                                                 : scheduling::DeviceUse{};
           w.StartObject();
           w.Key("id");
-          str(w, r.id);
+          str(w, vendors[v].id(k));
           w.Key("type");
-          str(w, r.type);
+          str(w, vendors[v].type(k));
           w.Key("vendor");
           str(w, scheduler.devices()[v].name());
           w.Key("healthy");

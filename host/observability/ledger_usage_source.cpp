@@ -20,12 +20,14 @@ struct ChargeCopy {
   bool shrunk = false;
 };
 
-DeviceUsage device_usage(const host::DeviceRecord& record, const scheduling::DeviceUse& use) {
+DeviceUsage device_usage(const scheduling::VendorDevices& vendor, size_t k,
+                         const scheduling::DeviceUse& use) {
+  const hami_device& record = vendor.abi[k];
   DeviceUsage d;
-  d.uuid = record.id;
+  d.uuid = vendor.id(k);
   d.index = record.index;
-  d.type = record.type;
-  d.mode = record.mode;
+  d.type = vendor.type(k);
+  d.mode = vendor.mode(k);
   d.memory_total_mib = record.memory_mib;
   d.cores_total = record.cores;
   d.slots_used = use.used;
@@ -117,12 +119,11 @@ ClusterUsage LedgerUsageSource::usage() const {
         for (size_t v = 0; v < vendors.size(); ++v) {
           if (v < entry.healthy.size() && !entry.healthy[v])
             continue;
-          const auto& records = vendors[v].records;
-          for (size_t k = 0; k < records.size(); ++k) {
+          for (size_t k = 0; k < vendors[v].size(); ++k) {
             const scheduling::DeviceUse use = v < entry.use.size() && k < entry.use[v].size()
                                                   ? entry.use[v][k]
                                                   : scheduling::DeviceUse{};
-            node.devices.push_back(device_usage(records[k], use));
+            node.devices.push_back(device_usage(vendors[v], k, use));
           }
         }
         if (!node.devices.empty())

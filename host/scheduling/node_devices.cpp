@@ -26,45 +26,39 @@ hami_str view(const std::string& s) {
   return {s.data(), s.size()};
 }
 
-// Builds the C views once the record vectors are final.
-void build_views(VendorDevices& v) {
+std::string_view text(hami_str s) {
+  return {s.ptr, s.len};
+}
+
+// Makes `devices` (views into strings owned elsewhere: a plugin's records,
+// another node's decode) the vendor's own: their strings packed into
+// abi_strings, the views pointing there. Also builds the sums and the pair
+// views once pair_records is final.
+void set_devices(VendorDevices& v, std::span<const hami_device> devices) {
   size_t bytes = 0;
-  for (const host::DeviceRecord& r : v.records)
-    bytes += r.id.size() + r.type.size() + r.mode.size();
+  for (const hami_device& d : devices)
+    bytes += d.id.len + d.type.len + d.mode.len;
   v.abi_strings.clear();
   v.abi_strings.reserve(bytes);
-  for (const host::DeviceRecord& r : v.records) {
-    v.abi_strings.insert(v.abi_strings.end(), r.id.begin(), r.id.end());
-    v.abi_strings.insert(v.abi_strings.end(), r.type.begin(), r.type.end());
-    v.abi_strings.insert(v.abi_strings.end(), r.mode.begin(), r.mode.end());
+  for (const hami_device& d : devices) {
+    for (const hami_str s : {d.id, d.type, d.mode})
+      v.abi_strings.insert(v.abi_strings.end(), s.ptr, s.ptr + s.len);
   }
-  v.abi.clear();
-  v.abi.reserve(v.records.size());
+  v.abi.assign(devices.begin(), devices.end());
   const char* cursor = v.abi_strings.data();
   const auto take = [&cursor](size_t n) {
     const hami_str out{cursor, n};
     cursor += n;
     return out;
   };
-  for (const host::DeviceRecord& r : v.records) {
-    hami_device d{};
-    d.struct_size = sizeof(hami_device);
-    d.id = take(r.id.size());
-    d.type = take(r.type.size());
-    d.mode = take(r.mode.size());
-    d.index = r.index;
-    d.count = r.count;
-    d.memory_mib = r.memory_mib;
-    d.cores = r.cores;
-    d.numa = r.numa;
-    d.flags = r.flags;
-    v.abi.push_back(d);
-  }
   v.total_count = v.total_cores = v.total_memory_mib = 0;
-  for (const host::DeviceRecord& r : v.records) {
-    v.total_count += r.count;
-    v.total_cores += r.cores;
-    v.total_memory_mib += r.memory_mib;
+  for (hami_device& d : v.abi) {
+    d.id = take(d.id.len);
+    d.type = take(d.type.len);
+    d.mode = take(d.mode.len);
+    v.total_count += d.count;
+    v.total_cores += d.cores;
+    v.total_memory_mib += d.memory_mib;
   }
   v.pairs.clear();
   v.pairs.reserve(v.pair_records.size());
@@ -73,11 +67,26 @@ void build_views(VendorDevices& v) {
   }
 }
 
+hami_device device_view(const host::DeviceRecord& r) {
+  hami_device d{};
+  d.struct_size = sizeof(hami_device);
+  d.id = view(r.id);
+  d.type = view(r.type);
+  d.mode = view(r.mode);
+  d.index = r.index;
+  d.count = r.count;
+  d.memory_mib = r.memory_mib;
+  d.cores = r.cores;
+  d.numa = r.numa;
+  d.flags = r.flags;
+  return d;
+}
+
 }  // namespace
 
 size_t VendorDevices::find(std::string_view id) const {
-  for (size_t i = 0; i < records.size(); ++i) {
-    if (records[i].id == id)
+  for (size_t i = 0; i < abi.size(); ++i) {
+    if (text(abi[i].id) == id)
       return i;
   }
   return NodeDevices::npos;
@@ -120,14 +129,16 @@ std::shared_ptr<const NodeDevices> NodeDevices::decode(
           plugins[v].decode_node_if_registered(node.view());
       if (!decoded)
         continue;
-      host::NodeInventory& inventory = *decoded;
       vendor.registered = true;
       const std::string& word = plugins[v].description().vendor;
-      for (host::DeviceRecord& r : inventory.devices) {
+      std::vector<hami_device> devices;
+      devices.reserve(decoded->devices.size());
+      for (const host::DeviceRecord& r : decoded->devices) {
         if (contains_ignore_case(r.type, word))
-          vendor.records.push_back(std::move(r));
+          devices.push_back(device_view(r));
       }
-      vendor.pair_records = std::move(inventory.pair_scores);
+      vendor.pair_records = std::move(decoded->pair_scores);
+      set_devices(vendor, devices);
     } catch (const host::PluginCallError& e) {
       if (e.status() != HAMI_INVALID_ARGUMENT)
         throw;
@@ -135,12 +146,11 @@ std::shared_ptr<const NodeDevices> NodeDevices::decode(
       if (previous != nullptr && v < previous->vendors_.size()) {
         const VendorDevices& old = previous->vendors_[v];
         vendor.registered = old.registered;
-        vendor.records = old.records;
         vendor.pair_records = old.pair_records;
+        set_devices(vendor, old.abi);
       }
     }
-    build_views(vendor);
-    if (vendor.registered && !vendor.records.empty())
+    if (vendor.registered && !vendor.abi.empty())
       out->registered_ = true;
   }
   return out;
@@ -169,7 +179,7 @@ void NodeDevicesMemo::keep(const std::shared_ptr<const NodeDevices>& devices) co
 size_t NodeDevices::device_count() const {
   size_t n = 0;
   for (const VendorDevices& v : vendors_)
-    n += v.records.size();
+    n += v.abi.size();
   return n;
 }
 

@@ -19,23 +19,35 @@
 namespace hami::scheduling {
 
 struct VendorDevices {
+  VendorDevices() = default;
+  // `abi` points into `abi_strings`: a copy would point into the original.
+  VendorDevices(const VendorDevices&) = delete;
+  VendorDevices& operator=(const VendorDevices&) = delete;
+  VendorDevices(VendorDevices&&) noexcept = default;
+  VendorDevices& operator=(VendorDevices&&) noexcept = default;
+
   bool registered = false;  // the node carries this vendor's registration
   std::string error;        // why the registration could not be read, if so
   // The vendor's devices whose type contains the vendor word (HAMi's
-  // getNodeResources), in registration order; `abi[i]` views `records[i]`.
-  std::vector<host::DeviceRecord> records;
+  // getNodeResources), in registration order, as the views fit hands to
+  // the plugin. Their ids, types and modes are packed in `abi_strings`, the
+  // only copy the node keeps: a fit walking the devices touches a few
+  // adjacent cache lines, and a thousand 8-GPU nodes do not hold 16,000
+  // small strings. (A vector: unlike a short std::string it never moves its
+  // bytes, also not when the VendorDevices moves.)
   std::vector<hami_device> abi;
-  // The ids, types and modes `abi` points at, packed together so a fit
-  // walking the devices touches a few adjacent cache lines.
-  // (A vector: unlike a short std::string it never moves its bytes.)
   std::vector<char> abi_strings;
   std::vector<host::PairScoreRecord> pair_records;
   std::vector<hami_pair_score> pairs;
-  // Sums over `records` (node scoring reads them on every filter).
+  // Sums over the devices (node scoring reads them on every filter).
   int64_t total_count = 0;
   int64_t total_cores = 0;
   int64_t total_memory_mib = 0;
 
+  size_t size() const { return abi.size(); }
+  std::string_view id(size_t k) const { return {abi[k].id.ptr, abi[k].id.len}; }
+  std::string_view type(size_t k) const { return {abi[k].type.ptr, abi[k].type.len}; }
+  std::string_view mode(size_t k) const { return {abi[k].mode.ptr, abi[k].mode.len}; }
   // Position of device `id`, or npos.
   size_t find(std::string_view id) const;
 };

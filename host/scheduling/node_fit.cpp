@@ -55,7 +55,7 @@ ContainerOutcome fit_container(const PodFitInput& in, size_t c, const NodeDevice
     const uint32_t v = vr.vendor;
     const VendorDevices& vd = devices.vendors()[v];
     const bool usable = vd.registered && (v >= healthy.size() || healthy[v]);
-    const size_t n = usable ? vd.records.size() : 0;
+    const size_t n = usable ? vd.size() : 0;
     if (static_cast<size_t>(vr.request.count) > n) {
       return {false, true, std::string(kNodeInsufficientDevice)};
     }
@@ -125,7 +125,7 @@ ContainerOutcome fit_container(const PodFitInput& in, size_t c, const NodeDevice
       memory += pick.memory_mib;
       cores += pick.cores;
       if (placed != nullptr) {
-        placed->push_back({v, k, vd.records[k].id, std::string(pick.type.ptr, pick.type.len),
+        placed->push_back({v, k, std::string(vd.id(k)), std::string(pick.type.ptr, pick.type.len),
                            pick.memory_mib, pick.cores});
       }
     }
@@ -151,7 +151,7 @@ NodeFit fit_node(const PodFitInput& in, const NodeDevices& devices,
   bool usable = false;
   for (size_t v = 0; v < devices.vendors().size(); ++v) {
     const VendorDevices& vd = devices.vendors()[v];
-    if (vd.registered && !vd.records.empty() && (v >= healthy.size() || healthy[v]))
+    if (vd.registered && vd.size() > 0 && (v >= healthy.size() || healthy[v]))
       usable = true;
   }
   if (!usable) {
@@ -211,7 +211,7 @@ hami_node_usage summarize_usage(const NodeDevices& devices, const std::vector<bo
     const VendorDevices& vd = devices.vendors()[v];
     if (!vd.registered || (v < healthy.size() && !healthy[v]))
       continue;
-    out.devices += vd.records.size();
+    out.devices += vd.size();
     out.count += vd.total_count;
     out.total_cores += vd.total_cores;
     out.total_memory_mib += vd.total_memory_mib;

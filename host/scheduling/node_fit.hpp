@@ -55,7 +55,7 @@ struct PodFitInput {
 // One device a container takes.
 struct Placement {
   uint32_t vendor = 0;
-  size_t device = 0;  // index in VendorDevices::records
+  size_t device = 0;  // index in VendorDevices::abi
   std::string id;
   std::string type;  // as fit wrote it (the annotation's TYPE)
   int64_t memory_mib = 0;

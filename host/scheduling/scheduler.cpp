@@ -137,7 +137,7 @@ std::optional<QuotaContext> quota_context(const LedgerState& state,
 NodeUse usage_for(const LedgerState& state, const NodeEntry* entry, const NodeDevices& devices) {
   NodeUse use(state.vendor_count());
   for (size_t v = 0; v < use.size() && v < devices.vendors().size(); ++v) {
-    use[v].assign(devices.vendors()[v].records.size(), DeviceUse{});
+    use[v].assign(devices.vendors()[v].size(), DeviceUse{});
   }
   if (entry == nullptr)
     return use;

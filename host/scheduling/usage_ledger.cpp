@@ -110,7 +110,7 @@ void LedgerState::set_node_devices(std::shared_ptr<const NodeDevices> devices) {
   n.devices = std::move(devices);
   n.use.assign(vendor_count_, {});
   for (size_t v = 0; v < vendor_count_ && v < n.devices->vendors().size(); ++v) {
-    n.use[v].assign(n.devices->vendors()[v].records.size(), DeviceUse{});
+    n.use[v].assign(n.devices->vendors()[v].size(), DeviceUse{});
   }
   for (const std::string& uid : n.pods) {
     const auto it = pods_.find(uid);

@@ -29,7 +29,7 @@ struct DeviceUse {
   int64_t memory_mib = 0;
   int64_t cores = 0;
 };
-// Per vendor, aligned with VendorDevices::records.
+// Per vendor, aligned with VendorDevices::abi.
 using NodeUse = std::vector<std::vector<DeviceUse>>;
 
 struct NodeEntry {

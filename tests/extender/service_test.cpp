@@ -265,7 +265,7 @@ TEST_F(Service, FullNodesTheClusterDoesNotHoldAreDecodedOnceAcrossCalls) {
   ASSERT_NE(y_devices, nullptr);
   EXPECT_EQ(x_devices->name(), "gpu-x");
   ASSERT_EQ(x_devices->device_count(), 1u);
-  EXPECT_EQ(x_devices->vendors()[0].records[0].memory_mib, 4000);
+  EXPECT_EQ(x_devices->vendors()[0].abi[0].memory_mib, 4000);
 
   // Later calls read the kept decode instead of decoding again.
   EXPECT_EQ(service.filter(cached_nodes_body(kGpuPod, 4000)).body, x_fits);
