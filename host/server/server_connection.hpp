@@ -114,6 +114,7 @@ class ServerConnection {
   const Router::Route* route_ = nullptr;
   std::string body_;
   std::uint64_t body_filled_ = 0;
+  std::uint64_t body_length_ = 0;  // its Content-Length; 0 when chunked
   ChunkedDecoder chunks_;
   bool in_flight_ = false;
   bool corked_ = false;  // TCP_CORK on while a large answer is written
