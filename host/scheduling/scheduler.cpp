@@ -346,11 +346,14 @@ FilterOutcome Scheduler::run_filter(const hami_pod_view& pod, std::vector<Candid
         // A memo's decode is clean: the same as decoding the node again,
         // whatever the ledger's entry held before.
         std::shared_ptr<const NodeDevices> kept = cand.memo ? cand.memo->get() : nullptr;
-        if (cand.node != nullptr &&
-            !(entry != nullptr && entry->devices &&
-              entry->devices->source_fingerprint() ==
-                  (kept ? kept->source_fingerprint()
-                        : NodeDevices::fingerprint(devices_, *cand.node)))) {
+        const auto ledger_has_it = [&] {
+          if (entry == nullptr || !entry->devices)
+            return false;
+          const uint64_t given =
+              kept ? kept->source_fingerprint() : NodeDevices::fingerprint(devices_, *cand.node);
+          return entry->devices->source_fingerprint() == given;
+        };
+        if (cand.node != nullptr && !ledger_has_it()) {
           if (kept) {
             fresh = std::move(kept);
           } else {
