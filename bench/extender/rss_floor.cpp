@@ -23,6 +23,7 @@
 #include <cstdlib>
 #include <iostream>
 #include <istream>
+#include <memory>
 #include <string>
 
 namespace {
@@ -47,7 +48,8 @@ class Factory : public Poco::Net::HTTPRequestHandlerFactory {
  public:
   Poco::Net::HTTPRequestHandler* createRequestHandler(
       const Poco::Net::HTTPServerRequest&) override {
-    return new ReadBody;  // Poco's factory contract: the server owns and deletes it
+    // Poco takes ownership of the handler.
+    return std::make_unique<ReadBody>().release();
   }
 };
 
@@ -69,18 +71,17 @@ int main(int argc, char** argv) {
   params.certificateFile = argv[1];
   params.privateKeyFile = argv[2];
   params.verificationMode = Poco::Net::Context::VERIFY_NONE;
-  Poco::Net::Context::Ptr context(
-      new Poco::Net::Context(Poco::Net::Context::TLS_SERVER_USE, params));
+  auto context = Poco::makeAuto<Poco::Net::Context>(Poco::Net::Context::TLS_SERVER_USE, params);
   context->requireMinimumProtocol(Poco::Net::Context::PROTO_TLSV1_3);
   context->disableStatelessSessionResumption();
 
-  auto server_params = Poco::Net::HTTPServerParams::Ptr(new Poco::Net::HTTPServerParams);
+  auto server_params = Poco::makeAuto<Poco::Net::HTTPServerParams>();
   server_params->setMaxThreads(1);
   server_params->setKeepAlive(true);
   Poco::Net::SecureServerSocket socket(
       Poco::Net::SocketAddress("127.0.0.1", static_cast<Poco::UInt16>(std::atoi(argv[3]))), 64,
       context);
-  Poco::Net::HTTPServer server(new Factory, socket, server_params);
+  Poco::Net::HTTPServer server(Poco::makeShared<Factory>(), socket, server_params);
   server.start();
   int signal = 0;
   sigwait(&stop, &signal);
