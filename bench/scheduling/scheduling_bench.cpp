@@ -357,7 +357,7 @@ void BM_DecodeFullNodesCached(benchmark::State& state) {
     const extender::ExtenderArgs first(s.full, extender::NodeFields::model, &cache);
     std::vector<extender::NodeObjectCache::Fresh> fresh;
     for (size_t i = 0; i < first.node_items.size(); ++i)
-      fresh.push_back({std::string(first.node_texts[i]), k8s::NodeModel(*first.node_items[i])});
+      fresh.push_back({first.node_texts[i], k8s::NodeModel(*first.node_items[i])});
     cache.remember(std::move(fresh));
   }
   size_t known = 0;
@@ -394,18 +394,23 @@ void BM_RememberChangedNodes(benchmark::State& state) {
   };
   extender::NodeObjectCache cache(std::size_t{1} << 30);
   {
+    // The cache reads the texts during remember() only; they live until then.
+    std::vector<std::string> texts;
     std::vector<extender::NodeObjectCache::Fresh> all;
+    texts.reserve(cached);
     for (size_t n = 0; n < cached; ++n)
-      all.push_back(fresh_of(text_of(n, 0)));
+      all.push_back(fresh_of(texts.emplace_back(text_of(n, 0))));
     cache.remember(std::move(all));
   }
   size_t version = 0;
   for (auto _ : state) {
     state.PauseTiming();
     ++version;
+    std::vector<std::string> texts;
     std::vector<extender::NodeObjectCache::Fresh> changed;
+    texts.reserve(5);
     for (size_t n = 0; n < 5; ++n)
-      changed.push_back(fresh_of(text_of((version * 5 + n) % cached, version)));
+      changed.push_back(fresh_of(texts.emplace_back(text_of((version * 5 + n) % cached, version))));
     state.ResumeTiming();
     cache.remember(std::move(changed));
   }

@@ -513,7 +513,7 @@ class ArgsHandler {
       Range& slot = node_lists_.back().items.back().back();
       slot.known = cache_->find(begin, in_.end());
       if (slot.known) {
-        in_.stand_in_close(begin + slot.known->text.size());
+        in_.stand_in_close(begin + slot.known->size);
         closing_known_ = true;
       }
     }

@@ -202,8 +202,6 @@ Reply ExtenderService::run_filter(std::string body, Trace& trace) const {
       nodes.reserve(count);
       memos.reserve(count);
       item_index.reserve(count);
-      std::vector<std::string_view> fresh_texts;
-      fresh_texts.reserve(caching ? count : 0);
       for (size_t i = 0; i < count; ++i) {
         if (const auto& known = args.known_nodes[i]) {
           nodes.push_back(&known->model);
@@ -213,8 +211,7 @@ Reply ExtenderService::run_filter(std::string body, Trace& trace) const {
         }
         try {
           if (caching && args.node_texts[i].size() >= NodeObjectCache::kKeyBytes) {
-            fresh.push_back({std::string(), k8s::NodeModel(*args.node_items[i])});
-            fresh_texts.push_back(args.node_texts[i]);
+            fresh.push_back({args.node_texts[i], k8s::NodeModel(*args.node_items[i])});
             nodes.push_back(&fresh.back().model);
           } else {
             models.emplace_back(*args.node_items[i], k8s::NodeModel::Borrowing{});
@@ -232,11 +229,9 @@ Reply ExtenderService::run_filter(std::string body, Trace& trace) const {
       trace.candidates = args.node_items.size();
       trace.known = cached_count(args);
       // Every model owns its strings now (the pod's too): the parsed
-      // document goes before the new nodes' texts are copied for the cache.
+      // document goes before the filter runs. The texts stay in the body.
       if (models.empty())
         decoded->drop_document();
-      for (size_t k = 0; k < fresh.size(); ++k)
-        fresh[k].text = std::string(fresh_texts[k]);
       scheduling::FilterOutcome& result = trace.outcome;
       result = scheduler_.filter(*pod, nodes, memos);
       nodes.clear();  // some point into `fresh`, which the cache takes now

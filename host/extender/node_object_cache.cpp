@@ -2,8 +2,8 @@
 
 #include <algorithm>
 #include <bit>
-#include <cstring>
 #include <functional>
+#include <random>
 #include <unordered_map>
 
 #include "platform/text_hash.hpp"
@@ -16,6 +16,11 @@ uint64_t key_of(const char* at) {
   return platform::text_hash(std::string_view(at, NodeObjectCache::kKeyBytes));
 }
 
+uint64_t random_seed() {
+  std::random_device source;
+  return (uint64_t{source()} << 32) ^ source();
+}
+
 }  // namespace
 
 const NodeObjectCache::Entry* NodeObjectCache::Snapshot::find(const char* at,
@@ -25,13 +30,14 @@ const NodeObjectCache::Entry* NodeObjectCache::Snapshot::find(const char* at,
   const uint64_t key = key_of(at);
   const auto available = static_cast<std::size_t>(end - at);
   const std::size_t mask = slots_.size() - 1;
-  // The slot holds the text's address and size: a miss touches no entry,
-  // and a hit only the text it compares.
+  // The slot holds the text's size and digest: neither a miss nor a hit
+  // touches an entry.
   for (std::size_t i = key & mask;; i = (i + 1) & mask) {
     const Slot& slot = slots_[i];
-    if (slot.text == nullptr)
+    if (slot.entry == nullptr)
       return nullptr;
-    if (slot.key == key && slot.size <= available && std::memcmp(at, slot.text, slot.size) == 0)
+    if (slot.key == key && slot.size <= available &&
+        platform::text_digest(std::string_view(at, slot.size), seed_) == slot.digest)
       return slot.entry;
   }
 }
@@ -39,19 +45,23 @@ const NodeObjectCache::Entry* NodeObjectCache::Snapshot::find(const char* at,
 void NodeObjectCache::Snapshot::index() {
   bytes_ = 0;
   for (const auto& e : entries_)
-    bytes_ += cost_of(e->text.size());
+    bytes_ += cost_of(e->size);
   slots_.assign(std::bit_ceil(std::max<std::size_t>(16, 2 * entries_.size())), Slot{});
   const std::size_t mask = slots_.size() - 1;
   for (const auto& e : entries_) {
     std::size_t i = e->key & mask;
-    while (slots_[i].text != nullptr)
+    while (slots_[i].entry != nullptr)
       i = (i + 1) & mask;
-    slots_[i] = Slot{e->key, e->text.data(), e->text.size(), e.get()};
+    slots_[i] = Slot{e->key, e->size, e->digest, e.get()};
   }
 }
 
 NodeObjectCache::NodeObjectCache(std::size_t budget_bytes)
-    : budget_(budget_bytes), current_(std::make_shared<const Snapshot>()) {}
+    : budget_(budget_bytes), seed_(random_seed()) {
+  auto empty = std::make_shared<Snapshot>();
+  empty->seed_ = seed_;
+  current_ = std::move(empty);
+}
 
 std::shared_ptr<const NodeObjectCache::Snapshot> NodeObjectCache::snapshot() const {
   const std::lock_guard lock(mutex_);
@@ -74,16 +84,21 @@ void NodeObjectCache::remember(std::vector<Fresh> nodes) {
     known[e->model.name()] = e.get();
   // The last text given for a name wins; a text the cache already holds
   // (a concurrent call remembered it) is not added again.
+  std::vector<platform::TextDigest> digests;
+  digests.reserve(nodes.size());
   std::unordered_map<std::string_view, std::size_t> added;
   for (std::size_t i = 0; i < nodes.size(); ++i) {
+    digests.push_back(platform::text_digest(nodes[i].text, seed_));
     const auto same = known.find(nodes[i].model.name());
-    if (same != known.end() && same->second->text == nodes[i].text)
+    if (same != known.end() && same->second->size == nodes[i].text.size() &&
+        same->second->digest == digests[i])
       continue;
     added[nodes[i].model.name()] = i;
   }
   if (added.empty())
     return;
   auto next = std::make_shared<Snapshot>();
+  next->seed_ = seed_;
   next->entries_.reserve(current->entries_.size() + added.size());
   for (const auto& e : current->entries_) {
     if (!added.contains(e->model.name()))
@@ -99,11 +114,11 @@ void NodeObjectCache::remember(std::vector<Fresh> nodes) {
     const uint64_t key = key_of(nodes[i].text.data());
     per_key[key] = 0;
     next->entries_.push_back(std::make_shared<const Entry>(
-        std::move(nodes[i].text), std::move(nodes[i].model), key, ++serial_));
+        nodes[i].text.size(), digests[i], std::move(nodes[i].model), key, ++serial_));
   }
   std::size_t bytes = 0;
   for (const auto& e : next->entries_) {
-    bytes += cost_of(e->text.size());
+    bytes += cost_of(e->size);
     if (const auto crowded = per_key.find(e->key); crowded != per_key.end())
       ++crowded->second;
   }
@@ -114,11 +129,11 @@ void NodeObjectCache::remember(std::vector<Fresh> nodes) {
     const auto crowded = per_key.find(e->key);
     if (crowded != per_key.end() && crowded->second > kMaxPerKey) {
       --crowded->second;
-      bytes -= cost_of(e->text.size());
+      bytes -= cost_of(e->size);
       continue;
     }
     if (bytes > budget_) {
-      bytes -= cost_of(e->text.size());
+      bytes -= cost_of(e->size);
       continue;
     }
     kept.push_back(std::move(e));

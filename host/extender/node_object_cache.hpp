@@ -1,5 +1,5 @@
-// NodeObjectCache: Node objects of earlier full-Nodes extender calls, kept
-// as their exact JSON text and the model built from it.
+// NodeObjectCache: what earlier full-Nodes extender calls read from their
+// Node objects, found again by the objects' exact JSON text.
 //
 // kube-scheduler sends every candidate Node object on every filter and
 // prioritize call of an extender that is not nodeCacheCapable, and a Node
@@ -9,16 +9,22 @@
 // passes over the item's bytes instead of parsing them again.
 //
 // Contract:
-//   - A hit is exact: the cached text compared byte for byte. A JSON object
-//     ends where its own bytes say, so an entry matches at most one item,
-//     and it matches only an item that would decode to the same model.
+//   - An entry keeps its text's length and a 128-bit digest of it, not the
+//     text: the texts are most of a call's body, and keeping them doubled
+//     what a call with new nodes holds at its peak. The digest is XXH3-128
+//     with a seed drawn per cache from the system's random source: a text
+//     that differs from an entry's matches it by accident with probability
+//     about 2^-128, and collisions worked out against a known seed do not
+//     carry over. XXH3 is not a cryptographic hash; whoever can send the
+//     host Node objects can describe any node it likes anyway. A JSON
+//     object ends where its own bytes say, so an entry matches at most one
+//     item.
 //   - Only texts of at least kKeyBytes are kept: lookups key on that many
 //     leading bytes (a Node object's start holds its name and uid), and a
 //     smaller object is cheap to parse.
 //   - One entry per node name: remembering a node's new text replaces the
-//     old one. Beyond the byte budget (texts plus models and decoded
-//     devices, counted as twice the text) the entries remembered first go
-//     first.
+//     old one. Beyond the byte budget (each entry's model and decoded
+//     devices, counted by cost_of) the entries remembered first go first.
 //   - Lookups read an immutable Snapshot without locking; remember() builds
 //     the next snapshot. A call holds one snapshot from its decode to its
 //     reply, and with it every entry it matched.
@@ -33,6 +39,7 @@
 #include <vector>
 
 #include "k8s/node.hpp"
+#include "platform/text_hash.hpp"
 #include "scheduling/node_devices.hpp"
 
 namespace hami::extender {
@@ -46,20 +53,23 @@ class NodeObjectCache {
   static constexpr std::size_t kMaxPerKey = 4;
 
   struct Entry {
-    Entry(std::string text_, k8s::NodeModel model_, uint64_t key_, uint64_t serial_)
-        : text(std::move(text_)), model(std::move(model_)), key(key_), serial(serial_) {}
-    const std::string text;
-    const k8s::NodeModel model;  // owns its strings
-    const uint64_t key;          // the hash of the text's first kKeyBytes
-    const uint64_t serial;       // order of remembering, for eviction
+    Entry(std::size_t size_, platform::TextDigest digest_, k8s::NodeModel model_, uint64_t key_,
+          uint64_t serial_)
+        : size(size_), digest(digest_), model(std::move(model_)), key(key_), serial(serial_) {}
+    const std::size_t size;             // of the text
+    const platform::TextDigest digest;  // of the text, with the cache's seed
+    const k8s::NodeModel model;         // owns its strings
+    const uint64_t key;                 // the hash of the text's first kKeyBytes
+    const uint64_t serial;              // order of remembering, for eviction
     // The scheduler's decode of `model`, once a filter needed one (the
     // cluster state does not hold this node with these annotations).
     const scheduling::NodeDevicesMemo devices;
   };
 
-  // A Node object's text and its owning model, to be remembered.
+  // A Node object's text and its owning model, to be remembered. The text
+  // is read during remember() only.
   struct Fresh {
-    std::string text;
+    std::string_view text;
     k8s::NodeModel model;
   };
 
@@ -78,29 +88,38 @@ class NodeObjectCache {
     friend class NodeObjectCache;
     struct Slot {
       uint64_t key = 0;
-      const char* text = nullptr;  // null: an empty slot
       std::size_t size = 0;
-      const Entry* entry = nullptr;
+      platform::TextDigest digest;
+      const Entry* entry = nullptr;  // null: an empty slot
     };
     void index();
+
+    uint64_t seed_ = 0;  // the cache's digest seed
 
     std::vector<std::shared_ptr<const Entry>> entries_;  // in serial order
     std::vector<Slot> slots_;  // open addressing, a power of two, at most half full
     std::size_t bytes_ = 0;
   };
 
-  // `budget_bytes` 0 keeps nothing.
+  // `budget_bytes` 0 keeps nothing. The digest seed comes from
+  // std::random_device.
   explicit NodeObjectCache(std::size_t budget_bytes);
 
   std::shared_ptr<const Snapshot> snapshot() const;
 
-  // Keeps the texts given (each a Node object's exact JSON text) with their
-  // models; texts shorter than kKeyBytes are left out.
+  // Keeps the models of the texts given (each a Node object's exact JSON
+  // text), found by those texts; texts shorter than kKeyBytes are left out.
   void remember(std::vector<Fresh> nodes);
 
   std::size_t budget() const { return budget_; }
 
-  static std::size_t cost_of(std::size_t text_size) { return 2 * text_size; }
+  // What an entry is counted as against the budget: its model and decoded
+  // devices, estimated from the text it was read from. On the bench's
+  // 8-GPU nodes of 5.4 KB the model's arena, its tables and the decoded
+  // devices take 4.8 KB, so the estimate is high for nodes like these, and
+  // the fixed part covers an entry's tables for small ones.
+  static std::size_t cost_of(std::size_t text_size) { return text_size + kEntryBytes; }
+  static constexpr std::size_t kEntryBytes = 2048;
 
  private:
   const std::size_t budget_;
@@ -108,6 +127,7 @@ class NodeObjectCache {
   // turns, and none loses another's nodes.
   std::mutex writer_;
   uint64_t serial_ = 0;  // guarded by writer_
+  const uint64_t seed_;
   // Held only to read or swap current_: lookups never wait for a build.
   mutable std::mutex mutex_;
   std::shared_ptr<const Snapshot> current_;

@@ -15,6 +15,19 @@
 
 namespace hami::platform {
 
+// A 128-bit digest of a text under a seed, for telling whether a text is
+// one seen before without keeping it (equal texts, equal digests).
+struct TextDigest {
+  uint64_t low = 0;
+  uint64_t high = 0;
+  friend bool operator==(const TextDigest&, const TextDigest&) = default;
+};
+
+inline TextDigest text_digest(std::string_view text, uint64_t seed) {
+  const XXH128_hash_t h = XXH3_128bits_withSeed(text.data(), text.size(), seed);
+  return {h.low64, h.high64};
+}
+
 inline uint64_t text_hash(std::string_view text) {
   return XXH3_64bits(text.data(), text.size());
 }

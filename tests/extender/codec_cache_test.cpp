@@ -39,7 +39,7 @@ void remember_all(NodeObjectCache& cache, const ExtenderArgs& args) {
   std::vector<NodeObjectCache::Fresh> fresh;
   for (size_t i = 0; i < args.node_items.size(); ++i) {
     if (args.known_nodes[i] == nullptr)
-      fresh.push_back({std::string(args.node_texts[i]), hami::k8s::NodeModel(*args.node_items[i])});
+      fresh.push_back({args.node_texts[i], hami::k8s::NodeModel(*args.node_items[i])});
   }
   cache.remember(std::move(fresh));
 }

@@ -1,5 +1,6 @@
-// NodeObjectCache: exact-text hits, one entry per node name, the byte
-// budget, the per-key bound, and snapshots that outlive changes.
+// NodeObjectCache: hits on the exact text only, found without the text
+// kept, one entry per node name, the byte budget, the per-key bound, and
+// snapshots that outlive changes.
 #include "extender/node_object_cache.hpp"
 
 #include <gtest/gtest.h>
@@ -7,6 +8,7 @@
 
 #include <algorithm>
 #include <atomic>
+#include <memory>
 #include <string>
 #include <thread>
 #include <vector>
@@ -52,7 +54,7 @@ TEST(NodeObjectCache, FindsAnEntryOnlyWhereItsWholeTextIs) {
   const std::string body = a + R"(,{"metadata":{"name":"b"}}]})";
   const NodeObjectCache::Entry* hit = find_in(*snap, body);
   ASSERT_NE(hit, nullptr);
-  EXPECT_EQ(hit->text, a);
+  EXPECT_EQ(hit->size, a.size());
   EXPECT_EQ(hit->model.name(), "node-a");
   EXPECT_EQ(hit->model.annotation("pad"),
             std::string(static_cast<size_t>(std::count(a.begin(), a.end(), 'x')), 'x'));
@@ -66,6 +68,41 @@ TEST(NodeObjectCache, FindsAnEntryOnlyWhereItsWholeTextIs) {
   EXPECT_EQ(snap->find(a.data(), a.data() + NodeObjectCache::kKeyBytes - 1), nullptr);
   // Another node: no hit.
   EXPECT_EQ(find_in(*snap, node_text("node-b")), nullptr);
+}
+
+TEST(NodeObjectCache, KeepsNoCopyOfTheTextsItFindsAgain) {
+  const std::string a = node_text("node-a");
+  NodeObjectCache cache(1 << 20);
+  {
+    // The text lives in a body that is gone after remember().
+    auto body = std::make_unique<std::string>(a);
+    std::vector<NodeObjectCache::Fresh> batch;
+    batch.push_back(fresh(*body));
+    cache.remember(std::move(batch));
+    std::fill(body->begin(), body->end(), '#');
+  }
+  const auto snap = cache.snapshot();
+  // Counted as its model only: the text is not held.
+  EXPECT_EQ(snap->bytes(), a.size() + NodeObjectCache::kEntryBytes);
+  const std::string again = a;  // the same bytes at another address
+  const NodeObjectCache::Entry* hit = find_in(*snap, again);
+  ASSERT_NE(hit, nullptr);
+  EXPECT_EQ(hit->model.name(), "node-a");
+  // Same length, same key, one byte different: no hit.
+  std::string other = a;
+  other[NodeObjectCache::kKeyBytes + 1] = 'q';
+  EXPECT_EQ(find_in(*snap, other), nullptr);
+}
+
+TEST(NodeObjectCache, TwoCachesMatchTheSameTextsWithSeedsOfTheirOwn) {
+  const std::string a = node_text("node-a");
+  NodeObjectCache one(1 << 20);
+  NodeObjectCache two(1 << 20);
+  remember(one, {a});
+  remember(two, {a});
+  ASSERT_NE(find_in(*one.snapshot(), a), nullptr);
+  ASSERT_NE(find_in(*two.snapshot(), a), nullptr);
+  EXPECT_NE(find_in(*one.snapshot(), a)->digest, find_in(*two.snapshot(), a)->digest);
 }
 
 TEST(NodeObjectCache, KeepsNoTextShorterThanItsKey) {
@@ -120,7 +157,7 @@ TEST(NodeObjectCache, BeyondTheBudgetTheOldestGoFirst) {
   EXPECT_NE(find_in(*snap, b), nullptr);
   EXPECT_NE(find_in(*snap, c), nullptr);
   // A text larger than the whole budget is not kept.
-  remember(cache, {node_text("node-d", 'x', 3 * a.size())});
+  remember(cache, {node_text("node-d", 'x', 2 * NodeObjectCache::cost_of(a.size()))});
   EXPECT_EQ(cache.snapshot(), snap);
 }
 
@@ -188,7 +225,9 @@ TEST(NodeObjectCache, ReadersKeepTheirSnapshotsWhileWritersReplaceEntries) {
           if (e == nullptr)
             continue;
           ++hits;
-          if (e->text != t || e->model.name() != t.substr(21, 6))
+          // The last padding byte tells the two versions apart.
+          if (e->size != t.size() || e->model.name() != t.substr(21, 6) ||
+              e->model.annotation("pad")->back() != t[t.size() - 5])
             wrong = true;
         }
         if (snap->size() > 6 || snap->bytes() > cache.budget())
