@@ -340,7 +340,8 @@ class ArgsHandler {
         in_(in),
         dropping_(dropping),
         fields_(fields),
-        cache_(fields == NodeFields::model ? cache : nullptr) {}
+        cache_(fields == NodeFields::model ? cache : nullptr),
+        digest_allowance_(2 * static_cast<size_t>(in.end() - in.cursor())) {}
 
   std::vector<NodeListText>& node_lists() { return node_lists_; }
 
@@ -511,7 +512,7 @@ class ArgsHandler {
       // over here: the document gets an empty object for it.
       const char* const begin = in_.cursor() - 1;
       Range& slot = node_lists_.back().items.back().back();
-      slot.known = cache_->find(begin, in_.end());
+      slot.known = cache_->find(begin, in_.end(), digest_allowance_);
       if (slot.known) {
         in_.stand_in_close(begin + slot.known->size);
         closing_known_ = true;
@@ -545,6 +546,9 @@ class ArgsHandler {
   Dropping& dropping_;
   const NodeFields fields_;
   const NodeObjectCache::Snapshot* const cache_;
+  // What cache lookups may hash for nothing in this body (see
+  // NodeObjectCache::Snapshot::find).
+  size_t digest_allowance_;
   bool closing_known_ = false;
   std::vector<Frame> frames_;
   std::vector<NodeListText> node_lists_;

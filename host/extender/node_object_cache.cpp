@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <bit>
+#include <cstdint>
 #include <functional>
 #include <random>
 #include <unordered_map>
@@ -25,6 +26,12 @@ uint64_t random_seed() {
 
 const NodeObjectCache::Entry* NodeObjectCache::Snapshot::find(const char* at,
                                                               const char* end) const {
+  std::size_t unbounded = SIZE_MAX;
+  return find(at, end, unbounded);
+}
+
+const NodeObjectCache::Entry* NodeObjectCache::Snapshot::find(const char* at, const char* end,
+                                                              std::size_t& allowance) const {
   if (slots_.empty() || end - at < static_cast<std::ptrdiff_t>(kKeyBytes))
     return nullptr;
   const uint64_t key = key_of(at);
@@ -36,9 +43,11 @@ const NodeObjectCache::Entry* NodeObjectCache::Snapshot::find(const char* at,
     const Slot& slot = slots_[i];
     if (slot.entry == nullptr)
       return nullptr;
-    if (slot.key == key && slot.size <= available &&
-        platform::text_digest(std::string_view(at, slot.size), seed_) == slot.digest)
+    if (slot.key != key || slot.size > available || slot.size > allowance)
+      continue;
+    if (platform::text_digest(std::string_view(at, slot.size), seed_) == slot.digest)
       return slot.entry;
+    allowance -= slot.size;
   }
 }
 

@@ -79,6 +79,18 @@ class NodeObjectCache {
     // The entry whose text the bytes from `at` begin with, or null. `end`
     // is the end of the text `at` points into. The entry lives as long as
     // the snapshot.
+    //
+    // `allowance` bounds the bytes a caller lets lookups hash for nothing:
+    // an entry whose key matches is checked only if its size fits in what
+    // is left, and a check that fails takes its size off. Texts sharing an
+    // entry's first kKeyBytes but not its other bytes, or shorter than it,
+    // would otherwise each cost a digest of that entry's whole size: a body
+    // of many such items would be hashed over and over. A decode passes
+    // twice its body's size: every item changed behind an unchanged key
+    // stays within it.
+    const Entry* find(const char* at, const char* end, std::size_t& allowance) const;
+
+    // find() with no bound on the bytes hashed.
     const Entry* find(const char* at, const char* end) const;
 
     std::size_t size() const { return entries_.size(); }

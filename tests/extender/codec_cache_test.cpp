@@ -80,6 +80,37 @@ TEST(ExtenderCodecCache, CachedItemsArePassedOverAndTheRestIsReadAsBefore) {
   EXPECT_EQ(second.node_cache, cache.snapshot());
 }
 
+TEST(ExtenderCodecCache, ItemsThatOnlyShareACachedNodesKeyStopCostingDigestsAfterTwiceTheBody) {
+  // A large cached node, and decoys: its first kKeyBytes closed into short
+  // objects. Each decoy's lookup would hash the cached node's whole size.
+  std::string a = big_node("node-a", "81920");
+  a.insert(a.find(R"("status":)"), R"("spec":{"podCIDR":")" + std::string(4000, 'c') + R"("},)");
+  const std::string decoy = a.substr(0, NodeObjectCache::kKeyBytes + 4) + R"("}}})";
+  ASSERT_EQ(decoy.substr(NodeObjectCache::kKeyBytes - 8, 8), std::string(8, 'n'));
+  NodeObjectCache cache(1 << 20);
+  remember_all(cache, ExtenderArgs(args_body({a}), NodeFields::model, &cache));
+  ASSERT_EQ(cache.snapshot()->size(), 1u);
+
+  // One decoy costs a.size(), within twice the body: node a is still found.
+  const ExtenderArgs one(args_body({decoy, a}), NodeFields::model, &cache);
+  ASSERT_EQ(one.known_nodes.size(), 2u);
+  EXPECT_EQ(one.known_nodes[0], nullptr);
+  EXPECT_NE(one.known_nodes[1], nullptr);
+
+  // Twelve decoys use the allowance up after three: node a is parsed, and
+  // decodes as the cached one did.
+  const std::vector<std::string> items(12, decoy);
+  std::vector<std::string> with_a = items;
+  with_a.push_back(a);
+  const ExtenderArgs many(args_body(with_a), NodeFields::model, &cache);
+  ASSERT_EQ(many.known_nodes.size(), 13u);
+  EXPECT_EQ(many.known_nodes.back(), nullptr);
+  EXPECT_EQ(
+      hami::k8s::NodeModel(*many.node_items.back()).annotation("hami.io/node-nvidia-register"),
+      one.known_nodes[1]->model.annotation("hami.io/node-nvidia-register"));
+  EXPECT_EQ(hami::k8s::NodeModel(*many.node_items[0]).name(), "node-a");
+}
+
 TEST(ExtenderCodecCache, OnlyTheModelDecodeUsesTheCache) {
   const std::string a = big_node("node-a", "81920");
   NodeObjectCache cache(1 << 20);

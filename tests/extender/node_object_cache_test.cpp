@@ -94,6 +94,33 @@ TEST(NodeObjectCache, KeepsNoCopyOfTheTextsItFindsAgain) {
   EXPECT_EQ(find_in(*snap, other), nullptr);
 }
 
+TEST(NodeObjectCache, FailedChecksSpendTheAllowanceAndNothingIsCheckedBeyondIt) {
+  const std::string a = node_text("node-a", 'x', 1000);
+  NodeObjectCache cache(1 << 20);
+  remember(cache, {a});
+  const auto snap = cache.snapshot();
+  // The same first kKeyBytes, other bytes after them.
+  std::string other = a;
+  other[900] = 'y';
+  std::size_t allowance = 2500;
+  EXPECT_EQ(snap->find(other.data(), other.data() + other.size(), allowance), nullptr);
+  EXPECT_EQ(allowance, 1500u);
+  EXPECT_EQ(snap->find(other.data(), other.data() + other.size(), allowance), nullptr);
+  EXPECT_EQ(allowance, 500u);
+  // A hit costs nothing; with less left than the entry's size there is no
+  // check, and so no hit, and nothing is taken.
+  allowance = 1000;
+  EXPECT_NE(snap->find(a.data(), a.data() + a.size(), allowance), nullptr);
+  EXPECT_EQ(allowance, 1000u);
+  allowance = 999;
+  EXPECT_EQ(snap->find(a.data(), a.data() + a.size(), allowance), nullptr);
+  EXPECT_EQ(allowance, 999u);
+  // A miss on the key costs nothing either.
+  const std::string b = node_text("node-b", 'x', 1000);
+  EXPECT_EQ(snap->find(b.data(), b.data() + b.size(), allowance), nullptr);
+  EXPECT_EQ(allowance, 999u);
+}
+
 TEST(NodeObjectCache, TwoCachesMatchTheSameTextsWithSeedsOfTheirOwn) {
   const std::string a = node_text("node-a");
   NodeObjectCache one(1 << 20);
