@@ -99,8 +99,7 @@ TEST(ExtenderCodecCache, ItemsThatOnlyShareACachedNodesKeyStopCostingDigestsAfte
 
   // Twelve decoys use the allowance up after three: node a is parsed, and
   // decodes as the cached one did.
-  const std::vector<std::string> items(12, decoy);
-  std::vector<std::string> with_a = items;
+  std::vector<std::string> with_a(12, decoy);
   with_a.push_back(a);
   const ExtenderArgs many(args_body(with_a), NodeFields::model, &cache);
   ASSERT_EQ(many.known_nodes.size(), 13u);
