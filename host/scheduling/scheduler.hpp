@@ -10,10 +10,29 @@
 //          annotations and creates the Binding.
 //   filter (HAMi-compatible) filter picks the single best node, reserves
 //          and writes the allocation annotations; bind locks and binds.
-// Any bind failure releases the node lock and the reservation, and removes
-// the allocation annotations (HAMi bug 7.7#11 kept the reservation). An
-// allocation the pod still carries after that (a removal that failed, now
-// or in an earlier attempt) keeps counting until the pod loses it.
+// Allocation integrity (DESIGN §4), the bind's failure rules:
+//   - Preconditions are judged before anything is written, and a refusal
+//     changes nothing: a pod bound to another node, terminating, not
+//     Pending, of another scheduler or another uid (in filter mode also a
+//     bind to a node filter did not allocate on). A retried bind to the
+//     node the pod is bound to is a success that writes nothing.
+//   - Every pod write is conditional, checked where the pod is stored: the
+//     uid, and for the allocation the resourceVersion that was judged.
+//   - A failed bind takes back only what this attempt wrote (in filter mode
+//     the filter's allocation too), restoring the values the pod had, and
+//     only the keys still as written; then it releases the node lock and
+//     the reservation (HAMi bug 7.7#11 kept the reservation). An allocation
+//     the pod still carries keeps counting until the pod loses it.
+//   - A write answered 5xx or timed out is read back: stored, the bind goes
+//     on; not stored, nothing to take back. When neither the read-back nor
+//     taking it back succeeds, the reservation stays, unconfirmed, until a
+//     version of the pod newer than the judged one settles it (it carries
+//     the write or not), the pod goes, or its next bind replaces it.
+//   - A Binding of unknown outcome takes nothing back and keeps the node
+//     lock: the pod may be starting with its allocation. The next bind reads
+//     the pod live.
+// When in doubt the ledger over-reserves for a while; it never
+// under-reserves.
 //
 // The ledger follows the cluster state's change feed: node inventories are
 // decoded when a node's annotations change, pod charges come from the
