@@ -737,20 +737,19 @@ Scheduler::WriteOutcome Scheduler::write_pod(const cluster::PodRecord& pod,
 PodWrite Scheduler::plan_write(const cluster::PodRecord& before, cluster::PodMetadataPatch patch) {
   PodWrite write;
   write.judged_version = before.resource_version;
-  for (const auto& w : patch.annotations) {
-    if (w.value)
-      write.undo.expect_annotations.emplace_back(w.key, *w.value);
-    const auto prior = before.annotation(w.key);
-    write.undo.annotations.push_back(
-        {w.key, prior ? std::optional<std::string>(std::string(*prior)) : std::nullopt});
-  }
-  for (const auto& w : patch.labels) {
-    if (w.value)
-      write.undo.expect_labels.emplace_back(w.key, *w.value);
-    const auto prior = before.label(w.key);
-    write.undo.labels.push_back(
-        {w.key, prior ? std::optional<std::string>(std::string(*prior)) : std::nullopt});
-  }
+  // Per key: expect what is written, restore what was there.
+  const auto plan = [&](const std::vector<cluster::MetadataWrite>& writes, bool labels,
+                        cluster::KeyValues& expect, std::vector<cluster::MetadataWrite>& restore) {
+    for (const auto& w : writes) {
+      if (w.value)
+        expect.emplace_back(w.key, *w.value);
+      const auto prior = labels ? before.label(w.key) : before.annotation(w.key);
+      restore.push_back(
+          {w.key, prior ? std::optional<std::string>(std::string(*prior)) : std::nullopt});
+    }
+  };
+  plan(patch.annotations, false, write.undo.expect_annotations, write.undo.annotations);
+  plan(patch.labels, true, write.undo.expect_labels, write.undo.labels);
   write.patch = std::move(patch);
   return write;
 }
