@@ -26,8 +26,8 @@ namespace hami::scheduling {
 // whether its outcome is known.
 struct PodWrite {
   cluster::PodMetadataPatch patch;  // the annotations and labels written
-  // Restores what the write replaced (a key it added goes), conditional on
-  // every value it wrote being unchanged.
+  // Removes every key the write set, conditional on each value it wrote
+  // being unchanged.
   cluster::PodMetadataPatch undo;
   // The resourceVersion of the pod the write was judged against.
   std::string judged_version;

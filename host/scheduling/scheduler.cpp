@@ -737,19 +737,20 @@ Scheduler::WriteOutcome Scheduler::write_pod(const cluster::PodRecord& pod,
 PodWrite Scheduler::plan_write(const cluster::PodRecord& before, cluster::PodMetadataPatch patch) {
   PodWrite write;
   write.judged_version = before.resource_version;
-  // Per key: expect what is written, restore what was there.
-  const auto plan = [&](const std::vector<cluster::MetadataWrite>& writes, bool labels,
-                        cluster::KeyValues& expect, std::vector<cluster::MetadataWrite>& restore) {
+  // Per key: expect what is written, and remove it. A value the pod had
+  // before is not put back: an earlier allocation's room may have been
+  // given to another pod once this write replaced it.
+  const auto plan = [](const std::vector<cluster::MetadataWrite>& writes,
+                       cluster::KeyValues& expect, std::vector<cluster::MetadataWrite>& removals) {
     for (const auto& w : writes) {
-      if (w.value)
-        expect.emplace_back(w.key, *w.value);
-      const auto prior = labels ? before.label(w.key) : before.annotation(w.key);
-      restore.push_back(
-          {w.key, prior ? std::optional<std::string>(std::string(*prior)) : std::nullopt});
+      if (!w.value)
+        continue;
+      expect.emplace_back(w.key, *w.value);
+      removals.push_back({w.key, std::nullopt});
     }
   };
-  plan(patch.annotations, false, write.undo.expect_annotations, write.undo.annotations);
-  plan(patch.labels, true, write.undo.expect_labels, write.undo.labels);
+  plan(patch.annotations, write.undo.expect_annotations, write.undo.annotations);
+  plan(patch.labels, write.undo.expect_labels, write.undo.labels);
   write.patch = std::move(patch);
   return write;
 }
@@ -760,27 +761,19 @@ namespace {
 cluster::PodMetadataPatch still_as_written(const cluster::PodMetadataPatch& undo,
                                            const cluster::PodRecord& pod) {
   cluster::PodMetadataPatch left;
-  const auto keep = [&](const cluster::KeyValues& expected,
-                        const std::vector<cluster::MetadataWrite>& restores, bool labels,
+  const auto keep = [&](const cluster::KeyValues& expected, bool labels,
                         cluster::KeyValues& kept_expected,
-                        std::vector<cluster::MetadataWrite>& kept_restores) {
-    for (const cluster::MetadataWrite& r : restores) {
-      const auto it = std::find_if(expected.begin(), expected.end(),
-                                   [&](const auto& kv) { return kv.first == r.key; });
-      const auto now_value = labels ? pod.label(r.key) : pod.annotation(r.key);
-      // A key the write removed (no expectation) is restored only while
-      // it is still absent.
-      const bool unchanged =
-          it != expected.end() ? (now_value && *now_value == it->second) : !now_value;
-      if (!unchanged)
+                        std::vector<cluster::MetadataWrite>& kept_removals) {
+    for (const auto& [key, value] : expected) {
+      const auto now_value = labels ? pod.label(key) : pod.annotation(key);
+      if (!now_value || *now_value != value)
         continue;
-      kept_restores.push_back(r);
-      if (it != expected.end())
-        kept_expected.push_back(*it);
+      kept_expected.emplace_back(key, value);
+      kept_removals.push_back({key, std::nullopt});
     }
   };
-  keep(undo.expect_annotations, undo.annotations, false, left.expect_annotations, left.annotations);
-  keep(undo.expect_labels, undo.labels, true, left.expect_labels, left.labels);
+  keep(undo.expect_annotations, false, left.expect_annotations, left.annotations);
+  keep(undo.expect_labels, true, left.expect_labels, left.labels);
   return left;
 }
 

@@ -19,8 +19,9 @@
 //   - Every pod write is conditional, checked where the pod is stored: the
 //     uid, and for the allocation the resourceVersion that was judged.
 //   - A failed bind takes back only what this attempt wrote (in filter mode
-//     the filter's allocation too), restoring the values the pod had, and
-//     only the keys still as written; then it releases the node lock and
+//     the filter's allocation too), removing only the keys still as
+//     written — never putting back an earlier allocation, whose room may
+//     have gone to another pod meanwhile; then it releases the node lock and
 //     the reservation (HAMi bug 7.7#11 kept the reservation). An allocation
 //     the pod still carries keeps counting until the pod loses it.
 //   - A write answered 5xx or timed out is read back: stored, the bind goes
@@ -193,8 +194,8 @@ class Scheduler final : private cluster::ClusterWatcher {
   // fails too. `error`: the write's error text.
   WriteOutcome write_pod(const cluster::PodRecord& pod, const cluster::PodMetadataPatch& patch,
                          std::string& error);
-  // The write of `patch` to `before`, with the undo that restores what it
-  // replaces.
+  // The write of `patch` to `before`, with the undo that removes what it
+  // sets while it is unchanged.
   static PodWrite plan_write(const cluster::PodRecord& before, cluster::PodMetadataPatch patch);
   // Takes `write` back while what it wrote is unchanged: stored (taken
   // back), not_stored (nothing of it left), unknown (it may still be there).

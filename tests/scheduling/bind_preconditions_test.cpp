@@ -190,8 +190,8 @@ TEST_F(FilterModePreconditions, FilterOfABoundPodWritesNothing) {
   EXPECT_FALSE(charge("uid-p"));
 }
 
-// The rollback of a failed bind restores what the pod carried before and
-// leaves alone a key someone else changed since the write.
+// The rollback of a failed bind removes what it wrote and leaves alone a
+// key someone else changed since the write.
 struct Rollback : ::testing::Test {
   SchedulingEnv env{"kind: List\nitems:\n" + nvidia_node("gpu-a", 1, 40960)};
   FlakyCluster flaky{*env.cluster};
@@ -204,7 +204,7 @@ struct Rollback : ::testing::Test {
   }
 };
 
-TEST_F(Rollback, RestoresPriorValuesAndSparesKeysChangedSince) {
+TEST_F(Rollback, RemovesItsOwnKeysAndSparesKeysChangedSince) {
   rapidjson::Document doc;
   doc.Parse(pod_json("ml", "p", "uid-p", {kGpu3000}, {},
                      R"({"hami.io/bind-phase":"failed","example.com/keep":"1"})")
@@ -218,8 +218,8 @@ TEST_F(Rollback, RestoresPriorValuesAndSparesKeysChangedSince) {
   };
   flaky.fail_bind_unbound = true;
   EXPECT_EQ(scheduler.bind("ml", "p", "uid-p", "gpu-a"), "injected: binding failed");
-  // Restored to the value before the attempt.
-  EXPECT_EQ(env.annotation("ml", "p", "hami.io/bind-phase"), "failed");
+  // Written by the attempt (over an earlier value), unchanged: removed.
+  EXPECT_EQ(env.annotation("ml", "p", "hami.io/bind-phase"), "<none>");
   // Changed by someone else since: left as they made it.
   EXPECT_EQ(env.annotation("ml", "p", "hami.io/bind-time"), "999");
   // Added by the attempt, unchanged: removed.
