@@ -156,8 +156,10 @@ SchedulerHost::SchedulerHost(const config::HostConfig& config, const log::Logger
   if (!config.extender.shared) {
     // Without extender.tls both listeners serve the same certificate: one
     // context (and one reloader watching its files) for the two.
-    extender_tls =
-        config.extender.tls ? server::make_server_tls(*config.extender.tls, &logger_) : webhook_tls;
+    extender_tls = config.extender.tls
+                       ? server::make_server_tls(*config.extender.tls, &logger_,
+                                                 server::kCertificateCheckInterval, "extender.tls")
+                       : webhook_tls;
   }
   server_ = listen_on("webhook listener (listen)", webhook_routes, std::move(webhook_tls),
                       config.listen, config.server, logger_);

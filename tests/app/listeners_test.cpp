@@ -201,6 +201,26 @@ TEST_F(Listeners, AnExtenderAddressInUseNamesTheListener) {
   }
 }
 
+TEST_F(Listeners, ATlsErrorOfTheExtenderListenersOwnSettingsNamesExtenderTls) {
+  TempDir dir;
+  auto config = host_config();
+  config::TlsConfig extender_tls;
+  extender_tls.self_signed = true;
+  extender_tls.client_ca_file = dir.write("ca.pem", "not a certificate\n");
+  config.extender.tls = extender_tls;
+  try {
+    app::SchedulerHost refused(config, logger);
+    FAIL() << "expected a TLS error";
+  } catch (const server::TlsError& e) {
+    const std::string what = e.what();
+    EXPECT_EQ(
+        what.rfind("extender.tls.clientCAFile \"" + extender_tls.client_ca_file.string() + "\": ",
+                   0),
+        0u)
+        << what;
+  }
+}
+
 // Client certificates on one listener and not on the other, each way.
 class ListenerClientCertificates : public Listeners {
  protected:
