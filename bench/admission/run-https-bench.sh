@@ -31,6 +31,9 @@ tls:
   certFile: $BENCH_BUILD/tls/cert.pem
   keyFile: $BENCH_BUILD/tls/key.pem
   sessionResumption: false
+# The extender listener is not measured: any free loopback port.
+extender:
+  listen: 127.0.0.1:0
 server:
   maxThreads: 64
 plugins:

@@ -57,6 +57,9 @@ tls:
   certFile: $BENCH_BUILD/tls/cert.pem
   keyFile: $BENCH_BUILD/tls/key.pem
   sessionResumption: false
+# One loopback socket for both listeners: the extender verbs on PORT_OURS.
+extender:
+  listen: 127.0.0.1:$PORT_OURS
 server:
   extenderNodeCacheBytes: $NODE_CACHE_BYTES
 plugins:

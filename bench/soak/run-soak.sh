@@ -27,10 +27,14 @@ cleanup() {
 }
 trap cleanup EXIT
 
+# One loopback socket serves the webhook and the extender routes (wrk mixes
+# them on one address); --listen 127.0.0.1:0 below moves it to a free port.
 cat > "$work/soak.yaml" <<CONF
-listen: 127.0.0.1:0
+listen: 127.0.0.1:8443
 tls:
   selfSigned: true
+extender:
+  listen: 127.0.0.1:8443
 server:
   maxThreads: $((CONNECTIONS + 8))
 plugins:
@@ -67,7 +71,7 @@ cat > "$work/data/bind.json" <<'JSON'
 {"PodName":"demo-infer","PodNamespace":"ml","PodUID":"5e7c2d4a-0000-4000-8000-000000000001","Node":"gpu-a100-1"}
 JSON
 
-"$BUILD/bin/hami-scheduler" --config "$work/soak.yaml" 2> "$work/server.log" &
+"$BUILD/bin/hami-scheduler" --config "$work/soak.yaml" --listen 127.0.0.1:0 2> "$work/server.log" &
 server_pid=$!
 address=""
 for _ in $(seq 1 300); do

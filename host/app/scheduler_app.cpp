@@ -80,6 +80,30 @@ std::string leader_summary(const config::LeaderElectionConfig& le) {
   }
 }
 
+std::string extender_summary(const config::HostConfig& config) {
+  if (config.extender.shared) {
+    return "extender.listen: " + config.extender.listen.text() +
+           " (extender listener, sharing the webhook listener's loopback socket and tls)\n";
+  }
+  return "extender.listen: " + config.extender.listen.text() +
+         " (extender listener: /filter, /schedule, /prioritize, /bind, /allocations, health)\n" +
+         "extender.tls: " +
+         (config.extender.tls ? tls_summary(*config.extender.tls)
+                              : "not set: the settings of tls") +
+         "\n";
+}
+
+// The "listening" log line of one listener.
+void log_listening(const log::Logger& logger, std::string_view listener,
+                   const server::HttpsServer& server) {
+  const auto& tls = server.tls();
+  logger.info("listening", {{"listener", std::string(listener)},
+                            {"address", server.address()},
+                            {"url", "https://" + server.address()},
+                            {"tls", tls.self_signed ? "self-signed" : "files"},
+                            {"certificate_sha256", tls.certificate_sha256}});
+}
+
 }  // namespace
 
 SchedulerApp::SchedulerApp() {
@@ -105,7 +129,10 @@ void SchedulerApp::defineOptions(Poco::Util::OptionSet& options) {
                         .required(false)
                         .repeatable(false)
                         .argument("FILE"));
-  options.addOption(Option("listen", "l", "listen address, overrides the config file")
+  options.addOption(Option("listen", "l",
+                           "webhook listener address, overrides listen in the config file (the "
+                           "extender listener keeps extender.listen, unless the file shares one "
+                           "socket: extender.listen equal to listen)")
                         .required(false)
                         .repeatable(false)
                         .argument("ADDR:PORT"));
@@ -164,7 +191,8 @@ void SchedulerApp::print_help() const {
       "[--check-config | --list-plugins]");
   help.setHeader(
       "GPU-sharing scheduler for Kubernetes (HAMi-compatible): an HTTPS host serving the "
-      "admission webhook and the kube-scheduler extender, with vendor and policy logic in "
+      "admission webhook on the webhook listener (listen) and the kube-scheduler extender on the "
+      "extender listener (extender.listen, loopback by default), with vendor and policy logic in "
       "plugins.");
   help.setFooter(
       "Without --check-config or --list-plugins it serves until SIGTERM/SIGINT. "
@@ -209,10 +237,14 @@ int SchedulerApp::check_config(const config::HostConfig& config) {
       stack = extender::make_extender_stack(config, registry, logger_);
     }
     const server::ServerTls tls = server::make_server_tls(config.tls);
+    if (config.extender.tls && !config.extender.shared)
+      (void)server::make_server_tls(*config.extender.tls, nullptr,
+                                    server::kCertificateCheckInterval, "extender.tls");
     std::cout << "config " << config.source.string() << ": OK\n"
-              << "listen: " << config.listen.text() << "\n"
+              << "listen: " << config.listen.text()
+              << " (webhook listener: /mutate-pod, /webhook, health, /metrics)\n"
               << "tls: " << tls_summary(config.tls) << "\n"
-              << "plugins: " << registry.size() << " loaded from "
+              << extender_summary(config) << "plugins: " << registry.size() << " loaded from "
               << config.plugins.directory.string() << "\n";
     if (registry.size() > 0)
       std::cout << plugin_table(registry);
@@ -266,19 +298,23 @@ int SchedulerApp::serve(const config::HostConfig& config) {
     logger_.error("start failed", {{"error", e.what()}});
     return kExitFailure;
   }
-  const auto& tls = host->server().tls();
-  logger_.info("listening", {{"address", host->server().address()},
-                             {"url", "https://" + host->server().address()},
-                             {"tls", tls.self_signed ? "self-signed" : "files"},
-                             {"certificate_sha256", tls.certificate_sha256}});
+  std::string serving;
+  if (host->listeners_shared()) {
+    log_listening(logger_, "webhook+extender", host->server());
+    serving = host->server().address() + " (webhook and extender)";
+  } else {
+    log_listening(logger_, "webhook", host->server());
+    log_listening(logger_, "extender", host->extender_server());
+    serving = host->server().address() + " (webhook), " + host->extender_server().address() +
+              " (extender)";
+  }
   if (const auto* metrics = host->metrics_listener()) {
     logger_.info("metrics listening", {{"address", metrics->address()},
                                        {"url", "http://" + metrics->address() + "/metrics"}});
   }
-  // Type=notify: the unit is started once the socket serves, not before.
+  // Type=notify: the unit is started once the sockets serve, not before.
   if (const auto sent = systemd::notify(std::string(systemd::kReady) + "\n" +
-                                        systemd::status_message("serving on " +
-                                                                host->server().address()));
+                                        systemd::status_message("serving on " + serving));
       sent.outcome == systemd::NotifyOutcome::failed) {
     logger_.warn("cannot notify the service manager", {{"error", sent.error}});
   }

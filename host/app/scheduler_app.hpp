@@ -1,9 +1,13 @@
 // SchedulerApp: the hami-scheduler command line on Poco's ServerApplication.
 //
 //   hami-scheduler --config FILE [--listen ADDR:PORT] [--plugin-dir DIR] [-v]
-//       serve until SIGTERM/SIGINT, then drain and exit 0
+//       serve until SIGTERM/SIGINT, then drain and exit 0; --listen is the
+//       webhook listener's address (config `listen`); one "listening" line
+//       per listener names it (listener=webhook, listener=extender, or
+//       listener=webhook+extender for one shared socket)
 //   --check-config   validate the config, load every plugin, build the TLS
-//                    context, print a summary; exit 0 when all is well, 1 not
+//                    contexts, print a summary naming both listeners; exit 0
+//                    when all is well, 1 not
 //   --list-plugins   load the plugins and print name, kind, plugin version
 //                    and ABI version; exit 0/1
 //   --version, --help

@@ -1,5 +1,10 @@
 #include "app/scheduler_host.hpp"
 
+#include <future>
+#include <optional>
+#include <stdexcept>
+#include <string_view>
+
 #include "admission/routes.hpp"
 #include "app/plugin_specs.hpp"
 #include "config/config_error.hpp"
@@ -21,6 +26,22 @@ log::Level to_level(int32_t hami_level) {
       return log::Level::error;
     default:
       return log::Level::info;
+  }
+}
+
+// The server of one listener; a socket that cannot be bound names the
+// listener in the error.
+std::unique_ptr<server::HttpsServer> listen_on(std::string_view listener,
+                                               std::shared_ptr<const server::Router> routes,
+                                               server::ServerTls tls,
+                                               const config::ListenAddress& address,
+                                               const config::ServerConfig& settings,
+                                               const log::Logger& logger) {
+  try {
+    return std::make_unique<server::HttpsServer>(std::move(routes), std::move(tls), address,
+                                                 settings, logger);
+  } catch (const std::runtime_error& e) {
+    throw std::runtime_error(std::string(listener) + ": " + e.what());
   }
 }
 
@@ -80,14 +101,21 @@ SchedulerHost::SchedulerHost(const config::HostConfig& config, const log::Logger
   metrics_->plugins().record_loaded(registry_);
   metrics_->add_cluster(*extender_->scheduler, *extender_->cluster, registry_.devices());
 
-  auto router = std::make_shared<server::Router>(&logger_);
-  router->set_observer([&requests = metrics_->requests()](std::string_view route,
-                                                          std::string_view method, int status,
-                                                          std::chrono::nanoseconds elapsed) {
-    requests.observe(route, method, status, elapsed);
-  });
-  server::register_health_routes(*router, readiness_);
-  observability::register_metrics_routes(*router, metrics_->registry(), &logger_);
+  const auto make_router = [this] {
+    auto router = std::make_shared<server::Router>(&logger_);
+    router->set_observer([&requests = metrics_->requests()](std::string_view route,
+                                                            std::string_view method, int status,
+                                                            std::chrono::nanoseconds elapsed) {
+      requests.observe(route, method, status, elapsed);
+    });
+    return router;
+  };
+  const auto webhook_routes = make_router();
+  const auto extender_routes = config.extender.shared ? webhook_routes : make_router();
+  server::register_health_routes(*webhook_routes, readiness_);
+  if (extender_routes != webhook_routes)
+    server::register_health_routes(*extender_routes, readiness_);
+  observability::register_metrics_routes(*webhook_routes, metrics_->registry(), &logger_);
   extender::ExtenderObserver observer;
   observer.filtered = [&events](const scheduling::FilterOutcome& outcome, size_t candidates) {
     events.record_filter(outcome, candidates);
@@ -96,7 +124,7 @@ SchedulerHost::SchedulerHost(const config::HostConfig& config, const log::Logger
   observer.full_nodes = [&events](size_t cached, size_t parsed, size_t entries, size_t bytes) {
     events.record_full_nodes(cached, parsed, entries, bytes);
   };
-  extender::register_extender_routes(*router, *extender_->scheduler,
+  extender::register_extender_routes(*extender_routes, *extender_->scheduler,
                                      config.server.extender_body_limit, &logger_,
                                      std::move(observer), config.server.extender_node_cache_bytes);
   if (const auto* policy = registry_.admission()) {
@@ -120,11 +148,26 @@ SchedulerHost::SchedulerHost(const config::HostConfig& config, const log::Logger
     };
     admission_ = std::make_unique<admission::AdmissionService>(
         registry_.devices(), *policy, extender_->admission_view.get(), settings, &logger_);
-    admission::register_admission_routes(*router, *admission_, config.server.webhook_body_limit);
+    admission::register_admission_routes(*webhook_routes, *admission_,
+                                         config.server.webhook_body_limit);
   }
-  server_ = std::make_unique<server::HttpsServer>(std::move(router),
-                                                  server::make_server_tls(config.tls, &logger_),
-                                                  config.listen, config.server, logger_);
+  server::ServerTls webhook_tls = server::make_server_tls(config.tls, &logger_);
+  std::optional<server::ServerTls> extender_tls;
+  if (!config.extender.shared) {
+    // Without extender.tls both listeners serve the same certificate: one
+    // context (and one reloader watching its files) for the two.
+    extender_tls = config.extender.tls
+                       ? server::make_server_tls(*config.extender.tls, &logger_,
+                                                 server::kCertificateCheckInterval, "extender.tls")
+                       : webhook_tls;
+  }
+  server_ = listen_on("webhook listener (listen)", webhook_routes, std::move(webhook_tls),
+                      config.listen, config.server, logger_);
+  if (extender_tls) {
+    extender_server_ =
+        listen_on("extender listener (extender.listen)", extender_routes, std::move(*extender_tls),
+                  config.extender.listen, config.server, logger_);
+  }
   if (config.metrics.listen) {
     metrics_listener_ = std::make_unique<observability::MetricsListener>(
         metrics_->registry(), *config.metrics.listen, observability::MetricsListenerOptions{},
@@ -135,6 +178,7 @@ SchedulerHost::SchedulerHost(const config::HostConfig& config, const log::Logger
 SchedulerHost::~SchedulerHost() {
   // Requests first: nothing may reach the stack or the metrics any more.
   server_.reset();
+  extender_server_.reset();
   metrics_listener_.reset();
   admission_.reset();
   // The stack's watch threads and node locks report into the metrics, so
@@ -145,12 +189,22 @@ SchedulerHost::~SchedulerHost() {
 
 void SchedulerHost::start() {
   server_->start();
+  if (extender_server_)
+    extender_server_->start();
   if (metrics_listener_)
     metrics_listener_->start();
 }
 
 bool SchedulerHost::shutdown(std::chrono::milliseconds grace) {
-  const bool finished = server_->shutdown(grace);
+  // Both stop accepting at once and share the grace period.
+  std::future<bool> extender_finished;
+  if (extender_server_) {
+    extender_finished =
+        std::async(std::launch::async, [this, grace] { return extender_server_->shutdown(grace); });
+  }
+  bool finished = server_->shutdown(grace);
+  if (extender_finished.valid())
+    finished = extender_finished.get() && finished;
   if (metrics_listener_)
     metrics_listener_->stop();
   return finished;

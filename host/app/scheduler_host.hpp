@@ -1,10 +1,19 @@
 // SchedulerHost: everything a running hami-scheduler owns, wired together —
 // plugin registry, the extender stack (cluster state, scheduler, node
-// health loop), metrics, readiness, routes (health, admission webhook,
-// extender, /metrics), TLS, the HTTPS server and the optional plain-HTTP
-// metrics listener. Construction loads every plugin, builds the TLS context
-// and binds the listening socket, so any configuration problem surfaces
-// before the first request; serving begins with start().
+// health loop), metrics, readiness, routes, TLS, the two HTTPS listeners
+// and the optional plain-HTTP metrics listener. Construction loads every
+// plugin, builds the TLS contexts and binds the listening sockets, so any
+// configuration problem surfaces before the first request; serving begins
+// with start().
+//
+// The listeners (config listen/tls and extender):
+//   webhook  — POST /mutate-pod, /webhook; GET /healthz, /readyz, /status,
+//              /metrics: what the cluster reaches through the Service;
+//   extender — POST /filter, /schedule, /prioritize, /bind; GET
+//              /allocations; GET /healthz, /readyz, /status: for the
+//              kube-scheduler next to the host.
+// A route asked on the other listener is 404. With extender.shared one
+// socket (the webhook listener's, on loopback) serves both sets.
 //
 // Members are declared in dependency order: the server (and its threads)
 // goes first on destruction, the plugin libraries last.
@@ -44,10 +53,16 @@ class SchedulerHost {
   SchedulerHost& operator=(const SchedulerHost&) = delete;
 
   void start();
-  // See HttpsServer::shutdown.
+  // HttpsServer::shutdown of both listeners at once, within one `grace`.
   bool shutdown(std::chrono::milliseconds grace);
 
+  // The webhook listener.
   const server::HttpsServer& server() const { return *server_; }
+  // The extender listener: its own server, or server() when shared.
+  const server::HttpsServer& extender_server() const {
+    return extender_server_ ? *extender_server_ : *server_;
+  }
+  bool listeners_shared() const { return !extender_server_; }
   // Null unless config metrics.listen is set.
   const observability::MetricsListener* metrics_listener() const { return metrics_listener_.get(); }
   const host::PluginRegistry& registry() const { return registry_; }
@@ -65,6 +80,7 @@ class SchedulerHost {
   std::unique_ptr<admission::AdmissionService> admission_;
   std::unique_ptr<observability::MetricsListener> metrics_listener_;
   std::unique_ptr<server::HttpsServer> server_;
+  std::unique_ptr<server::HttpsServer> extender_server_;  // null when shared
 };
 
 // Loads the configured plugins with the host's logger attached.

@@ -8,6 +8,7 @@
 
 #include "config/device_config.hpp"
 #include "config/listen_address.hpp"
+#include "config/listener_rules.hpp"
 #include "config/yaml_json.hpp"
 #include "config/yaml_reader.hpp"
 
@@ -37,47 +38,67 @@ void check_readable(const YamlReader& r, const std::filesystem::path& p, std::st
     r.fail(key, "cannot read \"" + p.string() + "\": " + std::strerror(errno));
 }
 
-void read_listen(const YamlReader& r, const YAML::Node& node, HostConfig& out) {
-  const std::string text = r.string(node, "listen", false);
+ListenAddress read_address(const YamlReader& r, const YAML::Node& node, const std::string& key) {
+  const std::string text = r.string(node, key, false);
   const auto addr = parse_listen_address(text);
   if (!addr)
-    r.fail("listen", std::string(kListenAddressExpected) + ", got " + describe_node(node));
-  out.listen = *addr;
+    r.fail(key, std::string(kListenAddressExpected) + ", got " + describe_node(node));
+  return *addr;
 }
 
-void read_tls(const YamlReader& r, const YAML::Node& node, TlsConfig& out) {
-  r.expect_mapping(node, "tls",
+// A tls section at `path` ("tls", "extender.tls").
+void read_tls(const YamlReader& r, const YAML::Node& node, const std::string& path,
+              TlsConfig& out) {
+  r.expect_mapping(node, path,
                    {"certFile", "keyFile", "clientCAFile", "selfSigned", "sessionResumption"});
   if (node.IsNull())
     return;
   if (const auto n = node["certFile"])
-    out.cert_file = r.path(n, "tls.certFile");
+    out.cert_file = r.path(n, join_path(path, "certFile"));
   if (const auto n = node["keyFile"])
-    out.key_file = r.path(n, "tls.keyFile");
+    out.key_file = r.path(n, join_path(path, "keyFile"));
   if (const auto n = node["clientCAFile"])
-    out.client_ca_file = r.path(n, "tls.clientCAFile");
+    out.client_ca_file = r.path(n, join_path(path, "clientCAFile"));
   if (const auto n = node["selfSigned"])
-    out.self_signed = r.boolean(n, "tls.selfSigned");
+    out.self_signed = r.boolean(n, join_path(path, "selfSigned"));
   if (const auto n = node["sessionResumption"]) {
-    out.session_resumption = r.boolean(n, "tls.sessionResumption");
+    out.session_resumption = r.boolean(n, join_path(path, "sessionResumption"));
   }
 }
 
-void validate_tls(const YamlReader& r, const TlsConfig& tls) {
+void validate_tls(const YamlReader& r, const TlsConfig& tls, const std::string& path) {
+  const auto key = [&path](std::string_view name) { return join_path(path, name); };
   if (tls.self_signed) {
     if (!tls.cert_file.empty() || !tls.key_file.empty()) {
-      r.fail("tls.selfSigned", "cannot be combined with tls.certFile or tls.keyFile");
+      r.fail(key("selfSigned"),
+             "cannot be combined with " + key("certFile") + " or " + key("keyFile"));
     }
   } else {
     if (tls.cert_file.empty())
-      r.fail("tls.certFile", "required unless tls.selfSigned is true");
+      r.fail(key("certFile"), "required unless " + key("selfSigned") + " is true");
     if (tls.key_file.empty())
-      r.fail("tls.keyFile", "required unless tls.selfSigned is true");
-    check_readable(r, tls.cert_file, "tls.certFile");
-    check_readable(r, tls.key_file, "tls.keyFile");
+      r.fail(key("keyFile"), "required unless " + key("selfSigned") + " is true");
+    check_readable(r, tls.cert_file, key("certFile"));
+    check_readable(r, tls.key_file, key("keyFile"));
   }
   if (!tls.client_ca_file.empty())
-    check_readable(r, tls.client_ca_file, "tls.clientCAFile");
+    check_readable(r, tls.client_ca_file, key("clientCAFile"));
+}
+
+// The extender section; `listen_given` tells whether it names an address.
+void read_extender(const YamlReader& r, const YAML::Node& node, ExtenderListenerConfig& out,
+                   bool& listen_given) {
+  r.expect_mapping(node, "extender", {"listen", "tls"});
+  if (node.IsNull())
+    return;
+  if (const auto n = node["listen"]) {
+    out.listen = read_address(r, n, "extender.listen");
+    listen_given = true;
+  }
+  if (const auto n = node["tls"]) {
+    out.tls.emplace();
+    read_tls(r, n, "extender.tls", *out.tls);
+  }
 }
 
 void read_server(const YamlReader& r, const YAML::Node& node, ServerConfig& out) {
@@ -415,14 +436,18 @@ HostConfig parse_config(const std::string& yaml_text, const std::filesystem::pat
     r.fail("", "expected a mapping at the top level, got " + describe_node(root));
   }
   r.expect_mapping(
-      root, "", {"listen", "tls", "server", "plugins", "scheduler", "cluster", "metrics", "log"});
+      root, "",
+      {"listen", "tls", "extender", "server", "plugins", "scheduler", "cluster", "metrics", "log"});
   HostConfig out;
   out.source = file;
+  bool extender_listen_given = false;
   if (root.IsMap()) {
     if (const auto n = root["listen"])
-      read_listen(r, n, out);
+      out.listen = read_address(r, n, "listen");
     if (const auto n = root["tls"])
-      read_tls(r, n, out.tls);
+      read_tls(r, n, "tls", out.tls);
+    if (const auto n = root["extender"])
+      read_extender(r, n, out.extender, extender_listen_given);
     if (const auto n = root["server"])
       read_server(r, n, out.server);
     if (const auto n = root["plugins"])
@@ -436,7 +461,12 @@ HostConfig parse_config(const std::string& yaml_text, const std::filesystem::pat
     if (const auto n = root["log"])
       read_log(r, n, out.log);
   }
-  validate_tls(r, out.tls);
+  validate_tls(r, out.tls, "tls");
+  out.extender.shared = extender_listen_given && asks_to_share(out.listen, out.extender.listen);
+  if (const auto problem = check_listeners(out))
+    r.fail(problem->key, problem->what);
+  if (out.extender.tls)
+    validate_tls(r, *out.extender.tls, "extender.tls");
   resolve_plugin_configs(out.plugins);
   return out;
 }
@@ -449,6 +479,11 @@ void apply_overrides(HostConfig& config, const Overrides& overrides) {
                         *overrides.listen + "\"");
     }
     config.listen = *addr;
+    // A shared socket moves as a whole.
+    if (config.extender.shared)
+      config.extender.listen = *addr;
+    if (const auto problem = check_listen_override(config))
+      throw ConfigError("--listen: " + *problem);
   }
   if (overrides.plugin_dir) {
     config.plugins.directory = std::filesystem::absolute(*overrides.plugin_dir).lexically_normal();

@@ -26,13 +26,17 @@ HostConfig parse_config(const std::string& yaml_text, const std::filesystem::pat
 
 // Command-line values that win over the file.
 struct Overrides {
-  std::optional<std::string> listen;                // --listen ADDR:PORT
+  std::optional<std::string> listen;                // --listen ADDR:PORT: the webhook listener
   std::optional<std::filesystem::path> plugin_dir;  // --plugin-dir DIR (relative to the cwd)
   std::optional<std::string> cluster;               // --cluster kubernetes | file:PATH
 };
 
 // Applies `overrides`; a malformed --listen throws ConfigError
-// `--listen: expected ADDR:PORT (...), got "..."`.
+// `--listen: expected ADDR:PORT (...), got "..."`. --listen moves the
+// webhook listener only, unless the file shares its socket with the
+// extender listener (extender.listen equal to listen): then the shared
+// socket moves, and must stay on loopback (listener_rules.hpp); a broken
+// rule throws ConfigError "--listen: <why>".
 void apply_overrides(HostConfig& config, const Overrides& overrides);
 
 // --cluster: "kubernetes" selects the API server (the file's

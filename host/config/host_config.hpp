@@ -15,11 +15,16 @@
 
 namespace hami::config {
 
+// The webhook listener's default port; the extender listener's
+// (kDefaultExtenderPort) is the next one.
+inline constexpr uint16_t kDefaultListenPort = 8443;
+inline constexpr uint16_t kDefaultExtenderPort = 8444;
+
 // ADDR:PORT, where ADDR is an IPv4 address, a host name, or an IPv6 address
 // in brackets. Port 0 asks the kernel for an ephemeral port.
 struct ListenAddress {
   std::string host = "127.0.0.1";
-  uint16_t port = 8443;
+  uint16_t port = kDefaultListenPort;
 
   // The canonical text, "127.0.0.1:8443", "[::1]:8443", or ":9395" for an
   // empty host (every IPv4 address; only where a caller allows it).
@@ -32,6 +37,22 @@ struct TlsConfig {
   std::filesystem::path client_ca_file;  // non-empty: clients must present a cert from it
   bool self_signed = false;              // generate a certificate in memory at start
   bool session_resumption = true;        // false: no session cache, no tickets
+};
+
+// The extender listener (config `extender`): the kube-scheduler verbs
+// (/filter, /schedule, /prioritize, /bind), /allocations and the health
+// routes, for the kube-scheduler running next to the host. The webhook
+// listener (`listen`, `tls`) serves the admission webhook, health and
+// /metrics: what the cluster may reach. A route asked on the other
+// listener is 404.
+struct ExtenderListenerConfig {
+  ListenAddress listen{"127.0.0.1", kDefaultExtenderPort};
+  // nullopt: the webhook listener's settings (HostConfig::tls).
+  std::optional<TlsConfig> tls;
+  // extender.listen equals listen (loopback only): the webhook listener's
+  // socket serves both route sets, and `listen` and `tls` above are unused.
+  // --listen then moves the shared socket.
+  bool shared = false;
 };
 
 struct ServerConfig {
@@ -131,7 +152,7 @@ struct ClusterConfig {
 struct MetricsConfig {
   // A separate plain-HTTP listener for GET /metrics (HAMi's
   // --metrics-bind-address); nullopt: none. An empty host (":9395") binds
-  // every IPv4 address. /metrics is always served on the main listener too.
+  // every IPv4 address. /metrics is always served on the webhook listener too.
   std::optional<ListenAddress> listen;
   bool legacy = false;  // HAMi's --legacy-metrics: also the old names
 };
@@ -143,14 +164,18 @@ struct LogConfig {
 
 struct HostConfig {
   std::filesystem::path source;  // the config file as named by the user
-  ListenAddress listen;
-  TlsConfig tls;
+  ListenAddress listen;          // the webhook listener
+  TlsConfig tls;                 // the webhook listener's
+  ExtenderListenerConfig extender;
   ServerConfig server;
   PluginsConfig plugins;
   SchedulerConfig scheduler;
   ClusterConfig cluster;
   MetricsConfig metrics;
   LogConfig log;
+
+  // The TLS settings the extender listener serves with.
+  const TlsConfig& extender_tls() const { return extender.tls ? *extender.tls : tls; }
 };
 
 }  // namespace hami::config

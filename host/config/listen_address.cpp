@@ -1,5 +1,9 @@
 #include "config/listen_address.hpp"
 
+#include <arpa/inet.h>
+#include <netinet/in.h>
+#include <strings.h>
+
 #include <charconv>
 
 namespace hami::config {
@@ -50,6 +54,25 @@ std::optional<ListenAddress> parse_listen_address(std::string_view text, bool al
   out.host = std::string(host);
   out.port = static_cast<uint16_t>(port);
   return out;
+}
+
+bool is_loopback(const ListenAddress& address) {
+  const std::string& host = address.host;
+  if (strcasecmp(host.c_str(), "localhost") == 0)
+    return true;
+  in_addr v4{};
+  if (inet_pton(AF_INET, host.c_str(), &v4) == 1)
+    return (ntohl(v4.s_addr) >> 24) == 127;
+  in6_addr v6{};
+  if (inet_pton(AF_INET6, host.c_str(), &v6) != 1)
+    return false;  // another host name, or a scoped (%zone) address
+  if (IN6_IS_ADDR_LOOPBACK(&v6))
+    return true;
+  return IN6_IS_ADDR_V4MAPPED(&v6) && v6.s6_addr[12] == 127;
+}
+
+bool same_address(const ListenAddress& a, const ListenAddress& b) {
+  return a.port == b.port && strcasecmp(a.host.c_str(), b.host.c_str()) == 0;
 }
 
 }  // namespace hami::config

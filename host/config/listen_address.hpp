@@ -1,4 +1,5 @@
-// Parsing of listen addresses, shared by the config file and --listen.
+// Listen addresses: parsing (shared by the config file and --listen), and
+// which of them only the local machine can reach.
 #pragma once
 
 #include <optional>
@@ -14,6 +15,14 @@ namespace hami::config {
 // for anything else.
 std::optional<ListenAddress> parse_listen_address(std::string_view text,
                                                   bool allow_any_host = false);
+
+// True for an address only this machine can connect to: IPv4 127.0.0.0/8,
+// IPv6 ::1 (also as ::ffff:127.x.y.z) and the name "localhost". Any other
+// name, the empty host and the wildcard addresses are not loopback.
+bool is_loopback(const ListenAddress& address);
+
+// The same host (names compared case-insensitively) and the same port.
+bool same_address(const ListenAddress& a, const ListenAddress& b);
 
 // The phrase used in error messages about a malformed address.
 inline constexpr std::string_view kListenAddressExpected =

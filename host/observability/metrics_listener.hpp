@@ -2,7 +2,7 @@
 // --metrics-bind-address, default :9395; config `metrics.listen`): the
 // host's server in plain-text mode serving GET /metrics from a registry
 // through a Router, so unknown paths get 404 and other methods 405, as on
-// the main listener. Metrics are always plain HTTP (HAMi §1.5).
+// the webhook listener. Metrics are always plain HTTP (HAMi §1.5).
 //
 // Lifecycle: the constructor binds (so the real port is known, also for
 // port 0); start() begins accepting; stop() stops accepting and closes

@@ -33,51 +33,56 @@ void configure_protocol(SSL_CTX* ctx) {
   SSL_CTX_set_default_passwd_cb(ctx, refuse_passphrase);
 }
 
-void load_files(SSL_CTX* ctx, const config::TlsConfig& tls, ServerTls& out) {
+// `section` is the config key the settings came from: "tls", "extender.tls".
+void load_files(SSL_CTX* ctx, const config::TlsConfig& tls, const std::string& section,
+                ServerTls& out) {
   const std::string cert = tls.cert_file.string();
   const std::string key = tls.key_file.string();
   if (SSL_CTX_use_certificate_chain_file(ctx, cert.c_str()) != 1) {
-    throw TlsError("tls.certFile \"" + cert +
+    throw TlsError(section + ".certFile \"" + cert +
                    "\": cannot load the certificate chain: " + openssl_errors());
   }
   if (SSL_CTX_use_PrivateKey_file(ctx, key.c_str(), SSL_FILETYPE_PEM) != 1) {
-    throw TlsError("tls.keyFile \"" + key +
+    throw TlsError(section + ".keyFile \"" + key +
                    "\": cannot load the private key (PEM, unencrypted): " + openssl_errors());
   }
   if (SSL_CTX_check_private_key(ctx) != 1) {
-    throw TlsError("tls.keyFile \"" + key + "\" does not match tls.certFile \"" + cert +
-                   "\": " + openssl_errors());
+    throw TlsError(section + ".keyFile \"" + key + "\" does not match " + section + ".certFile \"" +
+                   cert + "\": " + openssl_errors());
   }
   X509* leaf = SSL_CTX_get0_certificate(ctx);
   out.certificate_pem = certificate_pem(leaf);
   out.certificate_sha256 = certificate_sha256(leaf);
 }
 
-void use_self_signed(SSL_CTX* ctx, ServerTls& out) {
+void use_self_signed(SSL_CTX* ctx, const std::string& section, ServerTls& out) {
   SelfSignedIdentity id;
   try {
     id = generate_self_signed();
   } catch (const std::runtime_error& e) {
-    throw TlsError(std::string("tls.selfSigned: ") + e.what());
+    throw TlsError(section + ".selfSigned: " + e.what());
   }
   if (SSL_CTX_use_certificate(ctx, id.certificate.get()) != 1 ||
       SSL_CTX_use_PrivateKey(ctx, id.key.get()) != 1 || SSL_CTX_check_private_key(ctx) != 1) {
-    throw TlsError("tls.selfSigned: cannot install the generated identity: " + openssl_errors());
+    throw TlsError(section +
+                   ".selfSigned: cannot install the generated identity: " + openssl_errors());
   }
   out.certificate_pem = certificate_pem(id.certificate.get());
   out.certificate_sha256 = certificate_sha256(id.certificate.get());
   out.self_signed = true;
 }
 
-void require_client_certificates(SSL_CTX* ctx, const config::TlsConfig& tls) {
+void require_client_certificates(SSL_CTX* ctx, const config::TlsConfig& tls,
+                                 const std::string& section) {
   const std::string ca = tls.client_ca_file.string();
   if (SSL_CTX_load_verify_locations(ctx, ca.c_str(), nullptr) != 1) {
-    throw TlsError("tls.clientCAFile \"" + ca +
+    throw TlsError(section + ".clientCAFile \"" + ca +
                    "\": cannot load CA certificates: " + openssl_errors());
   }
   STACK_OF(X509_NAME)* names = SSL_load_client_CA_file(ca.c_str());
   if (names == nullptr) {
-    throw TlsError("tls.clientCAFile \"" + ca + "\": no CA certificate found: " + openssl_errors());
+    throw TlsError(section + ".clientCAFile \"" + ca +
+                   "\": no CA certificate found: " + openssl_errors());
   }
   SSL_CTX_set_client_CA_list(ctx, names);  // takes ownership
   // OpenSSL's own verification decides; Poco's callback would consult the
@@ -102,7 +107,8 @@ void configure_resumption(Poco::Net::Context& context, bool enabled) {
 }  // namespace
 
 ServerTls make_server_tls(const config::TlsConfig& tls, const log::Logger* logger,
-                          std::chrono::milliseconds reload_check) {
+                          std::chrono::milliseconds reload_check, std::string_view section_key) {
+  const std::string section(section_key);
   ServerTls out;
   Poco::Net::Context::Params params;
   params.verificationMode = Poco::Net::Context::VERIFY_NONE;
@@ -117,19 +123,19 @@ ServerTls make_server_tls(const config::TlsConfig& tls, const log::Logger* logge
   SSL_CTX* ctx = out.context->sslContext();
   configure_protocol(ctx);
   if (tls.self_signed) {
-    use_self_signed(ctx, out);
+    use_self_signed(ctx, section, out);
   } else {
-    load_files(ctx, tls, out);
+    load_files(ctx, tls, section, out);
     try {
       out.reloader = std::make_shared<CertificateReloader>(
           tls.cert_file, tls.key_file, reload_check, logger, tls.client_ca_file);
     } catch (const std::runtime_error& e) {
-      throw TlsError(std::string("tls.certFile/tls.keyFile: ") + e.what());
+      throw TlsError(section + ".certFile/" + section + ".keyFile: " + e.what());
     }
     out.reloader->attach(ctx);
   }
   if (!tls.client_ca_file.empty()) {
-    require_client_certificates(ctx, tls);
+    require_client_certificates(ctx, tls, section);
   } else {
     SSL_CTX_set_verify(ctx, SSL_VERIFY_NONE, nullptr);
   }

@@ -17,6 +17,7 @@
 #include <memory>
 #include <stdexcept>
 #include <string>
+#include <string_view>
 
 #include "config/host_config.hpp"
 #include "server/certificate_reloader.hpp"
@@ -48,9 +49,12 @@ inline constexpr const char* kTls12Ciphers =
 // How often, at most, handshakes look at the certificate files' stamps.
 inline constexpr std::chrono::milliseconds kCertificateCheckInterval{1000};
 
-// Throws TlsError. `logger` (may be null) receives certificate reload
-// events and must outlive the result.
+// Throws TlsError, naming the config key of the file at fault under
+// `section` ("tls", or "extender.tls" for the extender listener's own).
+// `logger` (may be null) receives certificate reload events and must
+// outlive the result.
 ServerTls make_server_tls(const config::TlsConfig& tls, const log::Logger* logger = nullptr,
-                          std::chrono::milliseconds reload_check = kCertificateCheckInterval);
+                          std::chrono::milliseconds reload_check = kCertificateCheckInterval,
+                          std::string_view section = "tls");
 
 }  // namespace hami::server

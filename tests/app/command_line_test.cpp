@@ -3,6 +3,7 @@
 #include <gtest/gtest.h>
 #include <stdlib.h>
 
+#include <cstdlib>
 #include <filesystem>
 #include <fstream>
 
@@ -46,6 +47,10 @@ TEST_F(CommandLine, Help) {
                              "--check-config", "--list-plugins", "--version", "-v, --verbose"}) {
     EXPECT_NE(r.out.find(option), std::string::npos) << option << "\n" << r.out;
   }
+  // --listen is the webhook listener's address.
+  EXPECT_NE(r.out.find("--listen=ADDR:PORT  webhook listener address, overrides listen in"),
+            std::string::npos)
+      << r.out;
 }
 
 TEST_F(CommandLine, CheckConfigOfDevYamlSucceeds) {
@@ -54,8 +59,15 @@ TEST_F(CommandLine, CheckConfigOfDevYamlSucceeds) {
   EXPECT_EQ(r.exit_code, 0) << r.err;
   EXPECT_NE(r.out.find("config " + kSourceDir + "/config/dev.yaml: OK\n"), std::string::npos)
       << r.out;
-  EXPECT_NE(r.out.find("listen: 127.0.0.1:8443\n"), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("listen: 127.0.0.1:8443 (webhook listener: /mutate-pod, /webhook, health, "
+                       "/metrics)\n"),
+            std::string::npos)
+      << r.out;
   EXPECT_NE(r.out.find("tls: self-signed certificate generated at start\n"), std::string::npos);
+  EXPECT_NE(r.out.find("extender.listen: 127.0.0.1:8443 (extender listener, sharing the webhook "
+                       "listener's loopback socket and tls)\n"),
+            std::string::npos)
+      << r.out;
   EXPECT_NE(r.out.find("plugins: 4 loaded from " + kPluginDir + "\n"), std::string::npos) << r.out;
   EXPECT_NE(r.out.find("cluster: file " + kSourceDir + "/config/demo-cluster.yaml ("),
             std::string::npos)
@@ -70,6 +82,59 @@ TEST_F(CommandLine, CheckConfigOfExampleYamlSucceeds) {
   const auto r = run({kBinary, "--config", kSourceDir + "/config/example.yaml", "--plugin-dir",
                       kPluginDir, "--check-config"});
   EXPECT_EQ(r.exit_code, 0) << r.err << r.out;
+  EXPECT_NE(r.out.find("extender.listen: 127.0.0.1:8444 (extender listener: /filter, /schedule, "
+                       "/prioritize, /bind, /allocations, health)\n"
+                       "extender.tls: not set: the settings of tls\n"),
+            std::string::npos)
+      << r.out;
+}
+
+TEST_F(CommandLine, CheckConfigNamesTheExtenderListenersOwnTls) {
+  ASSERT_EQ(std::system(("openssl req -x509 -newkey ec -pkeyopt ec_paramgen_curve:P-256 -nodes "
+                         "-subj /CN=kube-scheduler-ca -days 1 -keyout '" +
+                         (dir / "ca.key").string() + "' -out '" + (dir / "ca.pem").string() +
+                         "' >/dev/null 2>&1")
+                            .c_str()),
+            0);
+  const auto cfg = write("cfg.yaml",
+                         "listen: 0.0.0.0:8443\ntls: {selfSigned: true}\n"
+                         "extender:\n  listen: 0.0.0.0:8444\n"
+                         "  tls: {selfSigned: true, clientCAFile: ca.pem}\n");
+  const auto r = run({kBinary, "--config", cfg, "--check-config"});
+  EXPECT_EQ(r.exit_code, 0) << r.err << r.out;
+  EXPECT_NE(r.out.find("listen: 0.0.0.0:8443 (webhook listener: "), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("extender.listen: 0.0.0.0:8444 (extender listener: "), std::string::npos)
+      << r.out;
+  EXPECT_NE(r.out.find("extender.tls: self-signed certificate generated at start; client "
+                       "certificates required (CA " +
+                       (dir / "ca.pem").string() + ")\n"),
+            std::string::npos)
+      << r.out;
+}
+
+TEST_F(CommandLine, CheckConfigNamesTheExtenderTlsKeyOfABadFile) {
+  write("ca.pem", "not a certificate\n");
+  const auto cfg = write("cfg.yaml",
+                         "tls: {selfSigned: true}\n"
+                         "extender: {tls: {selfSigned: true, clientCAFile: ca.pem}}\n");
+  const auto r = run({kBinary, "--config", cfg, "--check-config"});
+  EXPECT_EQ(r.exit_code, 1);
+  EXPECT_NE(r.out.find("FAILED: extender.tls.clientCAFile \"" + (dir / "ca.pem").string() + "\": "),
+            std::string::npos)
+      << r.out;
+}
+
+TEST_F(CommandLine, ListenCannotTakeDevYamlsSharedSocketOffLoopback) {
+  const auto r = run({kBinary, "--config", kSourceDir + "/config/dev.yaml", "--plugin-dir",
+                      kPluginDir, "--listen", "0.0.0.0:8443", "--check-config"});
+  EXPECT_EQ(r.exit_code, 1);
+  EXPECT_NE(r.err.find("error=\"--listen: \\\"0.0.0.0:8443\\\" is not a loopback address, but " +
+                       kSourceDir +
+                       "/config/dev.yaml shares the webhook listener's socket with the extender "
+                       "listener (extender.listen equals listen), which is allowed on loopback "
+                       "only; give extender.listen an address of its own there\""),
+            std::string::npos)
+      << r.err;
 }
 
 TEST_F(CommandLine, CheckConfigFailsOnAConfigError) {
@@ -175,7 +240,8 @@ TEST_F(CommandLine, ListPlugins) {
 
 TEST_F(CommandLine, StartFailsOnAMissingPluginNamingTheFile) {
   const auto cfg = write("cfg.yaml",
-                         "listen: 127.0.0.1:0\ntls: {selfSigned: true}\nplugins:\n"
+                         "listen: 127.0.0.1:0\ntls: {selfSigned: true}\n"
+                         "extender: {listen: 127.0.0.1:0}\nplugins:\n"
                          "  directory: " +
                              kPluginDir +
                              "\n  devices:\n    - {name: ghost, library: "

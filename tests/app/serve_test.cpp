@@ -1,5 +1,6 @@
-// The hami-scheduler binary serving: it listens on an ephemeral port,
-// answers over TLS, and on SIGTERM/SIGINT drains and exits 0.
+// The hami-scheduler binary serving: it listens on ephemeral ports (the
+// webhook and extender listeners, or the one socket config/dev.yaml shares
+// between them), answers over TLS, and on SIGTERM/SIGINT drains and exits 0.
 #include <gtest/gtest.h>
 #include <signal.h>
 #include <stdlib.h>
@@ -55,14 +56,25 @@ void serve_and_stop(int sig) {
   const std::string address = address_of(*listening);
   ASSERT_EQ(address.rfind("127.0.0.1:", 0), 0u) << *listening;
   EXPECT_NE(listening->find("tls=self-signed"), std::string::npos);
+  // dev.yaml shares one socket between the listeners; --listen moved it.
+  EXPECT_NE(listening->find(" listener=webhook+extender "), std::string::npos) << *listening;
   EXPECT_EQ(curl("https://" + address + "/healthz"), " 200");
   EXPECT_EQ(curl("https://" + address + "/status"), " 200");
   EXPECT_EQ(curl("https://" + address + "/readyz"), " 200");
   EXPECT_EQ(curl("https://" + address + "/nope"), "{\"error\":\"not found: /nope\"} 404");
-  // The webhook and the extender are wired to the loaded plugins.
+  // The webhook and the extender are wired to the loaded plugins, and every
+  // route of docs/demo-walkthrough.md answers on the one address.
   EXPECT_EQ(curl("https://" + address + "/filter", "{\"NodeNames\":[\"a\"]}"),
             "{\"Nodes\":null,\"NodeNames\":null,\"FailedNodes\":null,"
             "\"FailedAndUnresolvableNodes\":null,\"Error\":\"extender args missing pod\"} 200");
+  EXPECT_EQ(curl("https://" + address + "/prioritize", "{\"NodeNames\":[\"a\"]}"),
+            "{\"error\":\"extender args missing pod\"} 400");
+  EXPECT_EQ(curl("https://" + address + "/bind",
+                 R"({"PodName":"ghost","PodNamespace":"ml","Node":"cpu-0"})"),
+            "{\"Error\":\"pod \\\"ghost\\\" not found\"} 200");
+  const std::string allocations = curl("https://" + address + "/allocations");
+  EXPECT_EQ(allocations.substr(allocations.size() - 4), " 200") << allocations;
+  EXPECT_NE(allocations.find("gpu-a100-0"), std::string::npos) << allocations;
   EXPECT_EQ(curl("https://" + address + "/mutate-pod", "{}"),
             "{\"error\":\"apiVersion is missing; expected admission.k8s.io/v1 or v1beta1\"} 400");
 
@@ -88,6 +100,7 @@ TEST(Serve, MetricsOnTheMainListenerAndThePlainHttpOne) {
                                      "  directory: "
                                   << kPluginDir
                                   << "\n  devices:\n    - {name: nvidia, library: nvidia.so}\n"
+                                     "extender: {listen: 127.0.0.1:0}\n"
                                      "metrics: {listen: \"127.0.0.1:0\"}\n";
   ChildProcess child({kBinary, "--config", (dir / "cfg.yaml").string()});
   const std::string main_address = wait_for_address(child, "msg=listening");
@@ -110,6 +123,49 @@ TEST(Serve, MetricsOnTheMainListenerAndThePlainHttpOne) {
 
   child.signal(SIGTERM);
   EXPECT_EQ(child.wait(std::chrono::seconds(30)), 0) << child.err();
+  std::error_code ec;
+  std::filesystem::remove_all(dir, ec);
+}
+
+// Two listeners on ports of their own: one "listening" line each, and a
+// route asked on the other listener is 404.
+TEST(Serve, TwoListenersSplitTheRoutes) {
+  char tmpl[] = "/tmp/hami-listeners-XXXXXX";
+  ASSERT_NE(mkdtemp(tmpl), nullptr);
+  const std::filesystem::path dir(tmpl);
+  std::ofstream(dir / "cfg.yaml") << "listen: 127.0.0.1:0\ntls: {selfSigned: true}\n"
+                                     "extender: {listen: 127.0.0.1:0}\nplugins:\n  directory: "
+                                  << kPluginDir
+                                  << "\n  devices:\n    - {name: nvidia, library: nvidia.so}\n"
+                                     "  admission: {name: vgpu, library: vgpu.so}\n";
+  ChildProcess child({kBinary, "--config", (dir / "cfg.yaml").string()});
+  const auto webhook_line =
+      child.wait_for_stderr_line("msg=listening listener=webhook ", kStartBound);
+  const auto extender_line =
+      child.wait_for_stderr_line("msg=listening listener=extender ", kStartBound);
+  ASSERT_TRUE(webhook_line && extender_line) << child.err();
+  const std::string webhook = "https://" + address_of(*webhook_line);
+  const std::string extender = "https://" + address_of(*extender_line);
+  ASSERT_NE(webhook, extender);
+  EXPECT_NE(extender_line->find(" tls=self-signed "), std::string::npos) << *extender_line;
+
+  EXPECT_EQ(curl(webhook + "/filter", "{}"), "{\"error\":\"not found: /filter\"} 404");
+  EXPECT_EQ(curl(webhook + "/bind", "{}"), "{\"error\":\"not found: /bind\"} 404");
+  EXPECT_EQ(curl(webhook + "/allocations"), "{\"error\":\"not found: /allocations\"} 404");
+  EXPECT_EQ(curl(extender + "/mutate-pod", "{}"), "{\"error\":\"not found: /mutate-pod\"} 404");
+  EXPECT_EQ(curl(extender + "/metrics"), "{\"error\":\"not found: /metrics\"} 404");
+  EXPECT_EQ(curl(extender + "/filter", "{}"),
+            "{\"Nodes\":null,\"NodeNames\":null,\"FailedNodes\":null,"
+            "\"FailedAndUnresolvableNodes\":null,\"Error\":\"extender args missing pod\"} 200");
+  EXPECT_EQ(curl(webhook + "/mutate-pod", "{}"),
+            "{\"error\":\"apiVersion is missing; expected admission.k8s.io/v1 or v1beta1\"} 400");
+  EXPECT_EQ(curl(webhook + "/healthz"), " 200");
+  EXPECT_EQ(curl(extender + "/healthz"), " 200");
+
+  child.signal(SIGTERM);
+  EXPECT_EQ(child.wait(std::chrono::seconds(30)), 0) << child.err();
+  EXPECT_NE(child.err().find("msg=stopped in_flight_finished=true"), std::string::npos)
+      << child.err();
   std::error_code ec;
   std::filesystem::remove_all(dir, ec);
 }

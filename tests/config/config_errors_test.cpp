@@ -27,8 +27,8 @@ TEST_F(ConfigErrors, TopLevelMustBeAMapping) {
 
 TEST_F(ConfigErrors, UnknownTopLevelKey) {
   EXPECT_EQ(error_of(kMinimal + "listn: 127.0.0.1:1\n"),
-            "cfg.yaml: listn: unknown key (expected one of: listen, tls, server, plugins, "
-            "scheduler, cluster, metrics, log)");
+            "cfg.yaml: listn: unknown key (expected one of: listen, tls, extender, server, "
+            "plugins, scheduler, cluster, metrics, log)");
 }
 
 TEST_F(ConfigErrors, MalformedMetricsListenAddress) {

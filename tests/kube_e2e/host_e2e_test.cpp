@@ -39,9 +39,19 @@ struct HostE2E : ::testing::Test {
     host->start();
   }
 
+  // A request on the webhook listener (call) or the extender listener
+  // (call_extender), as the API server and kube-scheduler reach them.
   test::ParsedResponse call(const std::string& method, const std::string& path,
                             const std::string& body = "") {
-    test::TlsConnection conn(ctx.get(), host->server().port());
+    return call_on(host->server().port(), method, path, body);
+  }
+  test::ParsedResponse call_extender(const std::string& method, const std::string& path,
+                                     const std::string& body = "") {
+    return call_on(host->extender_server().port(), method, path, body);
+  }
+  test::ParsedResponse call_on(uint16_t port, const std::string& method, const std::string& path,
+                               const std::string& body) {
+    test::TlsConnection conn(ctx.get(), port);
     EXPECT_TRUE(conn.handshake()) << conn.error();
     EXPECT_TRUE(conn.send(method + " " + path +
                           " HTTP/1.1\r\nHost: localhost\r\nContent-Type: application/json\r\n"
@@ -98,7 +108,7 @@ TEST_F(HostE2E, GpuPodGoesWebhookFilterBind) {
   // 2. Filter (NodeNames, nodeCacheCapable) as kube-scheduler sends it.
   const json filter_args = {{"Pod", created},
                             {"NodeNames", json::array({"gpu-a", "gpu-b", "cpu-0"})}};
-  const auto filtered = call("POST", "/filter", filter_args.dump());
+  const auto filtered = call_extender("POST", "/filter", filter_args.dump());
   ASSERT_EQ(filtered.status, 200);
   const json result = json::parse(filtered.body);
   EXPECT_EQ(result["Error"], "") << filtered.body;
@@ -108,7 +118,7 @@ TEST_F(HostE2E, GpuPodGoesWebhookFilterBind) {
   // 3. Bind to the node kube-scheduler chose.
   const json bind_args = {
       {"PodName", "train"}, {"PodNamespace", "ml"}, {"PodUID", uid}, {"Node", "gpu-b"}};
-  const auto bound = call("POST", "/bind", bind_args.dump());
+  const auto bound = call_extender("POST", "/bind", bind_args.dump());
   ASSERT_EQ(bound.status, 200);
   EXPECT_EQ(bound.body, R"({"Error":""})");
 
@@ -166,10 +176,10 @@ TEST_F(HostE2E, UnreachableApiServerHostServesAndSaysWhy) {
 
   const json pod = gpu_pod("ml", "train", "uid-1", 3000, 0);
   const auto filtered =
-      call("POST", "/filter", json{{"Pod", pod}, {"NodeNames", {"gpu-a"}}}.dump());
+      call_extender("POST", "/filter", json{{"Pod", pod}, {"NodeNames", {"gpu-a"}}}.dump());
   const std::string error = json::parse(filtered.body)["Error"];
   EXPECT_EQ(error.rfind("cluster cache not synced: ", 0), 0u) << error;
-  const auto bound = call(
+  const auto bound = call_extender(
       "POST", "/bind",
       json{{"PodName", "train"}, {"PodNamespace", "ml"}, {"PodUID", "uid-1"}, {"Node", "gpu-a"}}
           .dump());

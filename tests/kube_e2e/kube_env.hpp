@@ -94,14 +94,16 @@ inline std::filesystem::path write_kubeconfig(const std::filesystem::path& dir,
 }
 
 // The host config of the tests: the API server through `kubeconfig`, the
-// real plugins (nvidia, amd, vgpu, hami-policies), self-signed TLS on an
-// ephemeral loopback port.
+// real plugins (nvidia, amd, vgpu, hami-policies), self-signed TLS, the
+// webhook and the extender listeners on ephemeral loopback ports.
 inline config::HostConfig host_config(const std::filesystem::path& kubeconfig) {
   config::HostConfig c;
   c.source = "e2e.yaml";
   c.listen.host = "127.0.0.1";
   c.listen.port = 0;
   c.tls.self_signed = true;
+  c.extender.listen.host = "127.0.0.1";
+  c.extender.listen.port = 0;
   c.plugins.directory = HAMI_PLUGIN_DIR;
   c.plugins.allow_writable = true;
   const auto entry = [](const char* name, const char* library) {

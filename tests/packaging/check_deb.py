@@ -160,6 +160,11 @@ def main():
     expect(f"plugins: 4 loaded from {root}/usr/lib/hami-scheduler/plugins" in out,
            "--check-config did not load the 4 configured plugins:\n" + out)
     expect("cluster: file (0 nodes, 0 pods)" in out, "the default cluster is not an empty file cluster:\n" + out)
+    # Both listeners on loopback, the extender on a port of its own.
+    expect("listen: 127.0.0.1:8443 (webhook listener" in out
+           and "extender.listen: 127.0.0.1:8444 (extender listener" in out,
+           "the installed config does not serve the webhook on 127.0.0.1:8443 and the extender "
+           "on 127.0.0.1:8444:\n" + out)
     unit = root / "lib/systemd/system/hami-scheduler.service"
     source_unit = pathlib.Path(__file__).resolve().parents[2] / "packaging/systemd/hami-scheduler.service"
     expect(unit.exists() and unit.read_text() == source_unit.read_text(), "the packaged unit differs")

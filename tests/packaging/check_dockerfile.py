@@ -98,6 +98,8 @@ def main():
     exposed = " ".join(a for w, a in runtime["body"] if w == "EXPOSE").split()
     if "8443" not in exposed:
         failures.append(f"EXPOSE lacks 8443 ({exposed})")
+    if "8444" in exposed:
+        failures.append(f"EXPOSE publishes the loopback-only extender port 8444 ({exposed})")
     if not has(runtime, "HEALTHCHECK", r"/healthz"):
         failures.append("no HEALTHCHECK probing /healthz")
     entry = [a for w, a in runtime["body"] if w == "ENTRYPOINT"]
@@ -144,8 +146,12 @@ def main():
             if run.returncode != 0:
                 failures.append("the image's config.yaml fails --check-config:\n" + run.stdout
                                 + run.stderr)
-            elif "listen: 0.0.0.0:8443" not in run.stdout:
-                failures.append("the image's host does not listen on 0.0.0.0:8443:\n" + run.stdout)
+            elif "listen: 0.0.0.0:8443 (webhook listener" not in run.stdout:
+                failures.append("the image's webhook listener is not 0.0.0.0:8443:\n" + run.stdout)
+            elif "extender.listen: 127.0.0.1:8444 (extender listener" not in run.stdout:
+                # The extender verbs stay on the pod's loopback, never published.
+                failures.append("the image's extender listener is not 127.0.0.1:8444:\n"
+                                + run.stdout)
 
     for f in failures:
         print("FAIL:", f)

@@ -135,9 +135,18 @@ def check(docs, raw_texts, c, args, ns):
     sched = sched or {}
 
     c.expect(host_cfg.get("cluster", {}).get("source") == "kubernetes", "cluster.source is not kubernetes")
+    # The webhook listener (listen) is the container port https; the extender
+    # listener (extender.listen, default 127.0.0.1:8444) stays on the pod's
+    # loopback, for kube-scheduler only.
     listen_port = int(str(host_cfg.get("listen", ":0")).rsplit(":", 1)[1])
+    ext_listen = str(host_cfg.get("extender", {}).get("listen", "127.0.0.1:8444"))
+    ext_host, ext_port = ext_listen.rsplit(":", 1)
+    ext_port = int(ext_port)
+    c.expect(ext_host == "127.0.0.1", f"extender.listen {ext_listen} is not loopback")
+    c.expect(ext_port != listen_port, f"extender.listen {ext_listen} shares the webhook port")
     ports = {p["name"]: p["containerPort"] for p in host.get("ports", [])}
     c.expect(ports.get("https") == listen_port, f"container port https {ports.get('https')} != listen {listen_port}")
+    c.expect(ext_port not in ports.values(), f"the extender port {ext_port} is a container port")
     config_dir = host_config_path.rsplit("/", 1)[0]
     tls = host_cfg.get("tls", {})
     for key, secret_key in (("certFile", "tls.crt"), ("keyFile", "tls.key")):
@@ -173,7 +182,9 @@ def check(docs, raw_texts, c, args, ns):
     ext = sched.get("extenders", [])
     c.expect(len(ext) == 1, f"{len(ext)} extenders")
     e = ext[0] if ext else {}
-    c.expect(e.get("urlPrefix") == f"https://127.0.0.1:{listen_port}", f"urlPrefix {e.get('urlPrefix')}")
+    c.expect(e.get("urlPrefix") == f"https://127.0.0.1:{ext_port}",
+             f"urlPrefix {e.get('urlPrefix')} is not the loopback extender listener "
+             f"https://127.0.0.1:{ext_port}")
     c.expect(e.get("filterVerb") == "filter" and e.get("bindVerb") == "bind", "filter/bind verbs")
     if e.get("prioritizeVerb"):
         c.expect(e["prioritizeVerb"] == "prioritize" and e.get("weight", 0) > 0, "prioritize needs weight > 0")
@@ -203,7 +214,10 @@ def check(docs, raw_texts, c, args, ns):
     c.expect(svc.get("spec", {}).get("selector", {}).items() <= pod["metadata"]["labels"].items(),
              "the Service does not select the pod")
     svc_ports = {p["port"]: p.get("targetPort") for p in svc.get("spec", {}).get("ports", [])}
-    c.expect(svc_ports.get(443) in ("https", listen_port), f"Service 443 -> {svc_ports.get(443)}")
+    targets = {port: ports.get(t, t) if isinstance(t, str) else t for port, t in svc_ports.items()}
+    c.expect(targets.get(443) == listen_port,
+             f"Service 443 -> {svc_ports.get(443)} ({targets.get(443)}), not the webhook port {listen_port}")
+    c.expect(ext_port not in targets.values(), f"the Service publishes the extender port {ext_port}")
 
     # --- Webhook ---
     mwc = one("MutatingWebhookConfiguration", "vgpu-admission-controller")
@@ -340,7 +354,9 @@ def main():
         failures.append(f"{chart_dev} differs from config/device-config.yaml")
     for ns, values in (("kube-system", None),
                        ("gpu-system", {"schedulerName": "vgpu-scheduler",
-                                       "webhook": {"failurePolicy": "Fail", "timeoutSeconds": 5},
+                                       "webhook": {"failurePolicy": "Fail", "timeoutSeconds": 5,
+                                                   "port": 9443},
+                                       "extender": {"port": 9444},
                                        "metrics": {"port": 9500}})):
         c = Checker(f"chart (namespace {ns}, values {values})")
         rendered = helm_render.Chart(args.chart, namespace=ns, values=values).render_all()
@@ -356,6 +372,9 @@ def main():
             mwc = [d for d in docs if d["kind"] == "MutatingWebhookConfiguration"][0]["webhooks"][0]
             c.expect((mwc["failurePolicy"], mwc["timeoutSeconds"]) == ("Fail", 5), "webhook values not applied")
             c.expect(host_cfg["metrics"]["listen"] == ":9500", "metrics.port not applied")
+            c.expect(host_cfg["listen"] == "0.0.0.0:9443", "webhook.port not applied")
+            c.expect(host_cfg.get("extender", {}).get("listen") == "127.0.0.1:9444",
+                     "extender.port not applied")
         if args.binary and args.plugin_dir:
             check_config_with_binary(host_cfg, args, c)
         failures += c.failures

@@ -5,6 +5,7 @@ READY=1 once it listens, and STOPPING=1 when SIGTERM starts the drain, then
 exits 0. Every wait is bounded."""
 import argparse
 import os
+import re
 import pathlib
 import shutil
 import signal
@@ -46,6 +47,8 @@ def main():
         (tmp / "config.yaml").write_text(f"""listen: 127.0.0.1:0
 tls:
   selfSigned: true
+extender:
+  listen: 127.0.0.1:0
 plugins:
   directory: {pathlib.Path(args.plugin_dir).resolve()}
   allowWritable: true
@@ -75,6 +78,10 @@ cluster:
                                 f"(received {got})")
             elif proc.poll() is not None:
                 failures.append(f"the process exited ({proc.poll()}) after READY=1")
+            elif not any(re.search(r"^STATUS=serving on 127\.0\.0\.1:\d+ \(webhook\), "
+                                   r"127\.0\.0\.1:\d+ \(extender\)$", line, re.M)
+                         for line in got):
+                failures.append(f"STATUS= does not name both listeners (received {got})")
             else:
                 proc.send_signal(signal.SIGTERM)
                 got, stopping = receive_until(sock, "STOPPING=1", time.monotonic() + 20, proc)

@@ -56,6 +56,26 @@ std::string shell_quote(const std::string& s) {
   return out + "'";
 }
 
+ClientPki make_client_pki(const TempDir& dir) {
+  const std::string d = shell_quote(dir.path().string());
+  dir.write("client.ext", "extendedKeyUsage=clientAuth\n");
+  const std::string script =
+      "set -e; cd " + d +
+      "; for ca in ca rogue-ca; do openssl req -x509 -newkey ec -pkeyopt ec_paramgen_curve:P-256 "
+      "-nodes -keyout $ca.key -out $ca.pem -subj /CN=$ca -days 2 "
+      "-addext basicConstraints=critical,CA:TRUE -addext keyUsage=critical,keyCertSign,cRLSign; "
+      "done; "
+      "for c in client:ca rogue:rogue-ca; do n=${c%%:*}; ca=${c##*:}; "
+      "openssl req -newkey ec -pkeyopt ec_paramgen_curve:P-256 -nodes -keyout $n.key -out $n.csr "
+      "-subj /CN=$n; openssl x509 -req -in $n.csr -CA $ca.pem -CAkey $ca.key -CAcreateserial "
+      "-out $n.pem -days 2 -extfile client.ext; done";
+  const auto r = run_command("sh -c " + shell_quote(script) + " 2>&1");
+  if (r.exit_code != 0)
+    throw std::runtime_error("openssl failed: " + r.output);
+  const auto& p = dir.path();
+  return {p / "ca.pem", p / "client.pem", p / "client.key", p / "rogue.pem", p / "rogue.key"};
+}
+
 CommandResult run_command(const std::string& command) {
   CommandResult result;
   FILE* pipe = popen(command.c_str(), "r");

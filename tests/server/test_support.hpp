@@ -41,6 +41,14 @@ CommandResult run_command(const std::string& command);
 // Quotes a string for /bin/sh.
 std::string shell_quote(const std::string& s);
 
+// A CA, a client certificate it signs, and one signed by an unrelated CA,
+// made with the openssl command in `dir`. Throws std::runtime_error when
+// openssl fails.
+struct ClientPki {
+  std::filesystem::path ca, client_cert, client_key, rogue_cert, rogue_key;
+};
+ClientPki make_client_pki(const TempDir& dir);
+
 struct SslCtxFree {
   void operator()(SSL_CTX* p) const { SSL_CTX_free(p); }
 };

@@ -201,31 +201,6 @@ TEST_F(TlsTest, OpensslCliTls11IsRefused) {
   EXPECT_NE(accepted.output.find("Protocol  : TLSv1.2"), std::string::npos) << accepted.output;
 }
 
-// A CA, a client certificate it signs, and one signed by an unrelated CA.
-struct ClientPki {
-  std::filesystem::path ca, client_cert, client_key, rogue_cert, rogue_key;
-};
-
-ClientPki make_client_pki(const TempDir& dir) {
-  const std::string d = shell_quote(dir.path().string());
-  dir.write("client.ext", "extendedKeyUsage=clientAuth\n");
-  const std::string script =
-      "set -e; cd " + d +
-      "; for ca in ca rogue-ca; do openssl req -x509 -newkey ec -pkeyopt ec_paramgen_curve:P-256 "
-      "-nodes -keyout $ca.key -out $ca.pem -subj /CN=$ca -days 2 "
-      "-addext basicConstraints=critical,CA:TRUE -addext keyUsage=critical,keyCertSign,cRLSign; "
-      "done; "
-      "for c in client:ca rogue:rogue-ca; do n=${c%%:*}; ca=${c##*:}; "
-      "openssl req -newkey ec -pkeyopt ec_paramgen_curve:P-256 -nodes -keyout $n.key -out $n.csr "
-      "-subj /CN=$n; openssl x509 -req -in $n.csr -CA $ca.pem -CAkey $ca.key -CAcreateserial "
-      "-out $n.pem -days 2 -extfile client.ext; done";
-  const auto r = run_command("sh -c " + shell_quote(script) + " 2>&1");
-  if (r.exit_code != 0)
-    throw std::runtime_error("openssl failed: " + r.output);
-  const auto& p = dir.path();
-  return {p / "ca.pem", p / "client.pem", p / "client.key", p / "rogue.pem", p / "rogue.key"};
-}
-
 class ClientCertificateTest : public TlsTest {
  protected:
   void SetUp() override {
@@ -273,6 +248,35 @@ TEST_F(ClientCertificateTest, PocoClientWithCertificateIsAcceptedAndWithoutIsRef
   auto without = Poco::makeAuto<Poco::Net::Context>(
       Poco::Net::Context::TLS_CLIENT_USE, server_pem.string(), Poco::Net::Context::VERIFY_RELAXED);
   EXPECT_THROW(poco_get(without, srv->port(), "/healthz"), Poco::Exception);
+}
+
+// The extender listener's own settings are named by their key.
+TEST(TlsFiles, ErrorsNameTheSectionTheSettingsCameFrom) {
+  const auto error_of = [](const config::TlsConfig& tls) {
+    try {
+      server::make_server_tls(tls, nullptr, server::kCertificateCheckInterval, "extender.tls");
+    } catch (const server::TlsError& e) {
+      return std::string(e.what());
+    }
+    return std::string("<no error>");
+  };
+  config::TlsConfig files;
+  files.cert_file = "/nonexistent/cert.pem";
+  files.key_file = "/nonexistent/key.pem";
+  EXPECT_EQ(error_of(files).rfind(
+                "extender.tls.certFile \"/nonexistent/cert.pem\": cannot load the certificate "
+                "chain: ",
+                0),
+            0u)
+      << error_of(files);
+  TempDir dir;
+  config::TlsConfig ca;
+  ca.self_signed = true;
+  ca.client_ca_file = dir.write("ca.pem", "not a certificate\n");
+  EXPECT_EQ(
+      error_of(ca).rfind("extender.tls.clientCAFile \"" + ca.client_ca_file.string() + "\": ", 0),
+      0u)
+      << error_of(ca);
 }
 
 TEST(TlsFiles, MissingCertificateFileIsNamed) {
