@@ -91,6 +91,58 @@ TEST(QuotaCheck, MemoryFactorScalesTheLimit) {
             "vendor/mem used 8192 + requested 2049 > limit 10 x memory factor 1024");
 }
 
+// Each limit exactly reached fits; one unit more is denied.
+TEST(QuotaCheck, ExactlyAtTheLimitFitsOneUnitMoreDoesNot) {
+  EXPECT_EQ(verdict({req(1, 1000)}, 0), std::nullopt);
+  EXPECT_EQ(verdict({req(1, 1001)}, 0),
+            "nvidia.com/gpumem used 1000 + requested 1001 > limit 2000");
+  EXPECT_EQ(verdict({req(2, 500)}, 0), std::nullopt);
+  EXPECT_EQ(verdict({req(2, 501)}, 0), "nvidia.com/gpumem used 1000 + requested 1002 > limit 2000");
+  EXPECT_EQ(verdict({req(1, 100, 200)}, 0), std::nullopt);
+  EXPECT_EQ(verdict({req(1, 100, 201)}, 0),
+            "nvidia.com/gpucores used 200 + requested 201 > limit 400");
+  // An init container's peak against the same limit.
+  EXPECT_EQ(verdict({req(1, 1000), req(1, 500)}, 1), std::nullopt);
+  EXPECT_EQ(verdict({req(1, 1001), req(1, 500)}, 1),
+            "nvidia.com/gpumem used 1000 + requested 1001 > limit 2000");
+}
+
+TEST(QuotaCheck, ZeroLimitsNameWhatWasAsked) {
+  NamespaceQuota zero;
+  zero.hard = {{"nvidia.com/gpumem", 0}, {"nvidia.com/gpucores", 0}};
+  EXPECT_EQ(verdict({req(1, 1)}, 0, zero), "nvidia.com/gpumem used 0 + requested 1 > limit 0");
+  EXPECT_EQ(verdict({req(1, 0, 1)}, 0, zero), "nvidia.com/gpucores used 0 + requested 1 > limit 0");
+  EXPECT_EQ(verdict({req(1, 0, 0)}, 0, zero), std::nullopt);
+}
+
+TEST(QuotaCheck, MemoryFactorTwoAtTheBoundary) {
+  NamespaceQuota q;
+  q.hard = {{"nvidia.com/gpumem", 1000}, {"nvidia.com/gpucores", 100}};
+  q.used = {{"nvidia.com/gpumem", 1000}};
+  const QuotaResources factor2{"nvidia.com/gpumem", "nvidia.com/gpucores", 2};
+  EXPECT_EQ(verdict({req(1, 1000)}, 0, q, factor2), std::nullopt);
+  EXPECT_EQ(verdict({req(1, 1001)}, 0, q, factor2),
+            "nvidia.com/gpumem used 1000 + requested 1001 > limit 1000 x memory factor 2");
+  // The factor scales memory only.
+  EXPECT_EQ(verdict({req(1, 0, 100)}, 0, q, factor2), std::nullopt);
+  EXPECT_EQ(verdict({req(1, 0, 101)}, 0, q, factor2),
+            "nvidia.com/gpucores used 0 + requested 101 > limit 100");
+}
+
+TEST(QuotaCheck, AmdResourcesAtTheBoundary) {
+  NamespaceQuota q;
+  q.hard = {{"amd.com/gpumem", 8192}, {"amd.com/gpucores", 100}};
+  q.used = {{"amd.com/gpumem", 4096}, {"amd.com/gpucores", 50}};
+  const QuotaResources amd{"amd.com/gpumem", "amd.com/gpucores", 1};
+  EXPECT_EQ(verdict({req(1, 4096, 50)}, 0, q, amd), std::nullopt);
+  EXPECT_EQ(verdict({req(1, 4097, 50)}, 0, q, amd),
+            "amd.com/gpumem used 4096 + requested 4097 > limit 8192");
+  EXPECT_EQ(verdict({req(1, 4096, 51)}, 0, q, amd),
+            "amd.com/gpucores used 50 + requested 51 > limit 100");
+  // NVIDIA's limits do not hold AMD demand.
+  EXPECT_EQ(verdict({req(1, 1 << 20, 100)}, 0, hami_test_namespace(), amd), std::nullopt);
+}
+
 TEST(QuotaCheck, NegativeUsageCountsAsZero) {
   NamespaceQuota q;
   q.hard = {{"nvidia.com/gpumem", 100}};

@@ -5,6 +5,7 @@
 #include <gtest/gtest.h>
 
 #include "device_under_test.hpp"
+#include "fit_run.hpp"
 #include "k8s_views.hpp"
 
 namespace hami::testing {
@@ -164,47 +165,12 @@ TEST(AmdNode, HealthFollowsCapacityAndCleanupDropsTheRegistration) {
   EXPECT_FALSE(writes[0].value.has_value());
 }
 
-DeviceState amd(std::string id, std::int32_t count, std::int64_t mem, std::int32_t cus,
-                std::int64_t used_mem = 0, std::int32_t used_cus = 0, std::int32_t used = 0) {
-  DeviceState d;
-  d.id = std::move(id);
-  d.type = "AMDGPU";
-  d.count = count;
-  d.memory_mib = mem;
-  d.cores = cus;
-  d.used_memory_mib = used_mem;
-  d.used_cores = used_cus;
-  d.used = used;
-  return d;
-}
-
-struct AmdOutcome {
-  FitResult result;
-  std::vector<hami_fit_pick> picks;
-  std::vector<std::string> types;  // picks' type, copied while the input lived
-};
-
-AmdOutcome fit(const DeviceUnderTest& dut, std::vector<DeviceState> devices,
-               hami_device_request req, Pairs annotations = {}, std::uint32_t flags = 0) {
-  FitFixture f(std::move(devices));
-  PodFixture pod;
-  for (auto& [k, v] : annotations)
-    pod.annotation(k, v);
-  pod.container({});
-  AmdOutcome o;
-  o.picks.resize(static_cast<std::size_t>(std::max(req.count, 1)));
-  o.result = dut.plugin().fit(f.input(pod.view(), req, flags), o.picks);
-  o.picks.resize(o.result.picks_len);
-  for (const hami_fit_pick& p : o.picks)
-    o.types.emplace_back(p.type.ptr, p.type.len);
-  return o;
-}
-
 TEST(AmdFit, TwoWholeCardsUseAllMemoryAndCus) {
   const DeviceUnderTest dut("amd");
   // HAMi order dev-0, dev-1 walked from the end: dev-1 first.
-  const AmdOutcome o =
-      fit(dut, {amd("dev-1", 12, 1000, 100), amd("dev-0", 2, 1000, 100)}, make_request(2, 0, 0, 0));
+  const FitOutcome o =
+      run_fit(dut, {amd_card("dev-1", 12, 1000, 100), amd_card("dev-0", 2, 1000, 100)},
+              make_request(2, 0, 0, 0));
   ASSERT_TRUE(o.result.fits);
   ASSERT_EQ(o.picks.size(), 2u);
   EXPECT_EQ(o.picks[0].device, 0u);
@@ -215,57 +181,60 @@ TEST(AmdFit, TwoWholeCardsUseAllMemoryAndCus) {
 
 TEST(AmdFit, CorePercentageBecomesCusPerDevice) {
   const DeviceUnderTest dut("amd");
-  AmdOutcome o = fit(dut, {amd("dev-1", 12, 1000, 100), amd("dev-0", 2, 1000, 10)},
-                     make_request(1, 500, 0, 50));
+  FitOutcome o = run_fit(dut, {amd_card("dev-1", 12, 1000, 100), amd_card("dev-0", 2, 1000, 10)},
+                         make_request(1, 500, 0, 50));
   ASSERT_TRUE(o.result.fits);
   EXPECT_EQ(o.picks[0].device, 0u);
   EXPECT_EQ(o.picks[0].memory_mib, 500);
   EXPECT_EQ(o.picks[0].cores, 50);
   // floor(304 × 25 / 100) = 76
-  o = fit(dut, {amd("mi300", 4, 196608, 304)}, make_request(1, 16384, 0, 25));
+  o = run_fit(dut, {amd_card("mi300", 4, 196608, 304)}, make_request(1, 16384, 0, 25));
   EXPECT_EQ(o.picks[0].cores, 76);
   // A positive percentage is at least one CU.
-  o = fit(dut, {amd("dev-0", 2, 1000, 64)}, make_request(1, 100, 0, 1));
+  o = run_fit(dut, {amd_card("dev-0", 2, 1000, 64)}, make_request(1, 100, 0, 1));
   EXPECT_EQ(o.picks[0].cores, 1);
   // A partial-memory request without a percentage still takes at least 1 CU.
-  o = fit(dut, {amd("dev-0", 2, 1000, 64)}, make_request(1, 100, 0, 0));
+  o = run_fit(dut, {amd_card("dev-0", 2, 1000, 64)}, make_request(1, 100, 0, 0));
   EXPECT_EQ(o.picks[0].cores, 1);
 }
 
 TEST(AmdFit, PicksKeepTheRegisteredProductType) {
   const DeviceUnderTest dut("amd");
-  DeviceState d = amd("dev-0", 2, 1000, 100);
+  DeviceState d = amd_card("dev-0", 2, 1000, 100);
   d.type = "AMD_Instinct_MI300X_VF";
-  const AmdOutcome o = fit(dut, {d}, make_request(1, 100, 0, 10));
+  const FitOutcome o = run_fit(dut, {d}, make_request(1, 100, 0, 10));
   ASSERT_TRUE(o.result.fits);
   EXPECT_EQ(o.types, std::vector<std::string>{"AMD_Instinct_MI300X_VF"});
 }
 
 TEST(AmdFit, FailureReasons) {
   const DeviceUnderTest dut("amd");
-  EXPECT_EQ(fit(dut, {amd("dev-0", 2, 1000, 100, 900)}, make_request(1, 500, 0, 10)).result.reason,
+  EXPECT_EQ(run_fit(dut, {amd_card("dev-0", 2, 1000, 100, 900)}, make_request(1, 500, 0, 10))
+                .result.reason,
             "1/1 CardInsufficientMemory");
-  EXPECT_EQ(fit(dut, {amd("dev-0", 2, 1000, 10, 0, 9)}, make_request(1, 100, 0, 100)).result.reason,
+  EXPECT_EQ(run_fit(dut, {amd_card("dev-0", 2, 1000, 10, 0, 9)}, make_request(1, 100, 0, 100))
+                .result.reason,
             "1/1 CardInsufficientCore");
-  EXPECT_EQ(fit(dut, {amd("dev-1", 2, 1000, 100)}, make_request(1, 100, 0, 10),
-                {{"amd.com/use-gpu-uuid", "dev-0"}})
+  EXPECT_EQ(run_fit(dut, {amd_card("dev-1", 2, 1000, 100)}, make_request(1, 100, 0, 10),
+                    {{"amd.com/use-gpu-uuid", "dev-0"}})
                 .result.reason,
             "1/1 CardUuidMismatch");
-  EXPECT_EQ(fit(dut, {amd("dev-0", 2, 1000, 100)}, make_request(1, 100, 0, 10),
-                {{"amd.com/nouse-gpu-uuid", "dev-0"}})
+  EXPECT_EQ(run_fit(dut, {amd_card("dev-0", 2, 1000, 100)}, make_request(1, 100, 0, 10),
+                    {{"amd.com/nouse-gpu-uuid", "dev-0"}})
                 .result.reason,
             "1/1 CardUuidMismatch");
-  EXPECT_EQ(
-      fit(dut, {amd("dev-0", 2, 1000, 100, 0, 0, 2)}, make_request(1, 100, 0, 10)).result.reason,
-      "1/1 CardTimeSlicingExhausted");
-  DeviceState sick = amd("dev-0", 2, 1000, 100);
+  EXPECT_EQ(run_fit(dut, {amd_card("dev-0", 2, 1000, 100, 0, 0, 2)}, make_request(1, 100, 0, 10))
+                .result.reason,
+            "1/1 CardTimeSlicingExhausted");
+  DeviceState sick = amd_card("dev-0", 2, 1000, 100);
   sick.healthy = false;
-  EXPECT_EQ(fit(dut, {sick}, make_request(1, 100, 0, 10)).result.reason, "1/1 CardNotHealth");
-  DeviceState cordoned = amd("dev-0", 2, 1000, 100);
+  EXPECT_EQ(run_fit(dut, {sick}, make_request(1, 100, 0, 10)).result.reason, "1/1 CardNotHealth");
+  DeviceState cordoned = amd_card("dev-0", 2, 1000, 100);
   cordoned.cordoned = true;
-  EXPECT_EQ(fit(dut, {cordoned}, make_request(1, 100, 0, 10)).result.reason, "1/1 CardCordoned");
-  EXPECT_EQ(fit(dut, {amd("a", 2, 1000, 100, 0, 0, 1), amd("b", 2, 1000, 100)},
-                make_request(2, 100, 0, 10), {}, HAMI_FIT_MUTEX)
+  EXPECT_EQ(run_fit(dut, {cordoned}, make_request(1, 100, 0, 10)).result.reason,
+            "1/1 CardCordoned");
+  EXPECT_EQ(run_fit(dut, {amd_card("a", 2, 1000, 100, 0, 0, 1), amd_card("b", 2, 1000, 100)},
+                    make_request(2, 100, 0, 10), {}, HAMI_FIT_MUTEX)
                 .result.reason,
             "1/2 AllocatedCardsInsufficientRequest, 1/2 ExclusiveDeviceAllocateConflict");
 }
@@ -273,9 +242,9 @@ TEST(AmdFit, FailureReasons) {
 TEST(AmdFit, TypeSelectors) {
   const DeviceUnderTest dut("amd");
   const auto fits = [&](Pairs annos) {
-    DeviceState d = amd("dev-0", 2, 1000, 100);
+    DeviceState d = amd_card("dev-0", 2, 1000, 100);
     d.type = "MI300X";
-    return fit(dut, {d}, make_request(1, 100, 0, 10), std::move(annos)).result.fits;
+    return run_fit(dut, {d}, make_request(1, 100, 0, 10), std::move(annos)).result.fits;
   };
   EXPECT_TRUE(fits({}));
   EXPECT_TRUE(fits({{"amd.com/use-gputype", "MI300"}}));

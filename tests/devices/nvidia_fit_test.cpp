@@ -13,6 +13,7 @@
 #include <tuple>
 
 #include "device_under_test.hpp"
+#include "fit_run.hpp"
 #include "k8s_views.hpp"
 #include "raw_device_plugin.hpp"
 
@@ -24,46 +25,15 @@ std::vector<DeviceState> hami_order(std::vector<DeviceState> devices) {
   return devices;
 }
 
-DeviceState card(std::string id, std::int64_t mem, std::int32_t count = 100, std::int32_t used = 0,
-                 std::int64_t used_mem = 0, std::int32_t used_cores = 0, bool healthy = true) {
-  DeviceState d;
-  d.id = std::move(id);
-  d.memory_mib = mem;
-  d.count = count;
-  d.used = used;
-  d.used_memory_mib = used_mem;
-  d.used_cores = used_cores;
-  d.healthy = healthy;
-  return d;
-}
-
-struct Outcome {
-  FitResult result;
-  std::vector<hami_fit_pick> picks;
-  std::vector<std::string> ids;
-};
-
 class NvidiaFit : public ::testing::Test {
  protected:
-  Outcome run(FitFixture& devices, PodFixture& pod, const hami_device_request& req,
-              std::uint32_t flags = 0, const hami_quota_hook* quota = nullptr) {
-    Outcome o;
-    o.picks.resize(static_cast<std::size_t>(std::max(req.count, 1)));
-    const hami_fit_input in = devices.input(pod.view(), req, flags, quota);
-    o.result = dut_.plugin().fit(in, o.picks);
-    o.picks.resize(o.result.picks_len);
-    for (const hami_fit_pick& p : o.picks)
-      o.ids.push_back(devices.device(p.device).id);
-    return o;
+  FitOutcome run(FitFixture& devices, PodFixture& pod, const hami_device_request& req,
+                 std::uint32_t flags = 0, const hami_quota_hook* quota = nullptr) {
+    return run_fit(dut_, devices, pod, req, flags, quota);
   }
-  Outcome run(std::vector<DeviceState> devices, const hami_device_request& req,
-              Pairs annotations = {}, std::uint32_t flags = 0) {
-    FitFixture f(std::move(devices));
-    PodFixture pod;
-    for (auto& [k, v] : annotations)
-      pod.annotation(k, v);
-    pod.container({});
-    return run(f, pod, req, flags);
+  FitOutcome run(std::vector<DeviceState> devices, const hami_device_request& req,
+                 Pairs annotations = {}, std::uint32_t flags = 0) {
+    return run_fit(dut_, std::move(devices), req, std::move(annotations), flags);
   }
 
   DeviceUnderTest dut_{"nvidia"};
@@ -81,98 +51,98 @@ TEST_F(NvidiaFit, DevicesFitTable) {
   };
   const std::vector<Case> cases = {
       {"fit success",
-       {card("dev-0", 128), card("dev-1", 128)},
+       {nvidia_card("dev-0", 128), nvidia_card("dev-1", 128)},
        make_request(1, 64, 0, 50),
        {},
        true,
        {"dev-1"},
        ""},
       {"memory not enough",
-       {card("dev-0", 128)},
+       {nvidia_card("dev-0", 128)},
        make_request(1, 512, 0, 50),
        {},
        false,
        {},
        "1/1 CardInsufficientMemory"},
       {"core not enough",
-       {card("dev-0", 1024, 100, 0, 0, 100)},
+       {nvidia_card("dev-0", 1024, 100, 0, 0, 100)},
        make_request(1, 512, 0, 50),
        {},
        false,
        {},
        "1/1 CardInsufficientCore"},
       {"type mismatch",
-       {card("dev-0", 128)},
+       {nvidia_card("dev-0", 128)},
        make_request(1, 64, 0, 50),
        {{"nvidia.com/use-gputype", "A100"}},
        false,
        {},
        "1/1 CardTypeMismatch"},
       {"use uuid mismatch",
-       {card("dev-1", 1280)},
+       {nvidia_card("dev-1", 1280)},
        make_request(2, 512, 0, 50),
        {{"nvidia.com/use-gpuuuid", "dev-0"}},
        false,
        {},
        "1/1 CardUuidMismatch"},
       {"nouse uuid match",
-       {card("dev-0", 1280)},
+       {nvidia_card("dev-0", 1280)},
        make_request(2, 512, 0, 50),
        {{"nvidia.com/nouse-gpuuuid", "dev-0"}},
        false,
        {},
        "1/1 CardUuidMismatch"},
       {"card overused",
-       {card("dev-0", 1280, 100, 100)},
+       {nvidia_card("dev-0", 1280, 100, 100)},
        make_request(1, 512, 0, 50),
        {},
        false,
        {},
        "1/1 CardTimeSlicingExhausted"},
       {"cores 120 clamps to 100 and fits",
-       {card("dev-0", 1280)},
+       {nvidia_card("dev-0", 1280)},
        make_request(1, 512, 0, 120),
        {},
        true,
        {"dev-0"},
        ""},
       {"card exclusively",
-       {card("dev-0", 1280, 100, 20)},
+       {nvidia_card("dev-0", 1280, 100, 20)},
        make_request(1, 512, 0, 100),
        {},
        false,
        {},
        "1/1 ExclusiveDeviceAllocateConflict"},
       {"compute units exhausted",
-       {card("dev-0", 1280, 100, 20, 0, 100)},
+       {nvidia_card("dev-0", 1280, 100, 20, 0, 100)},
        make_request(1, 512, 0, 0),
        {},
        false,
        {},
        "1/1 CardComputeUnitsExhausted"},
       {"allocated cards insufficient",
-       {card("dev-0", 1280, 100, 20, 0, 10)},
+       {nvidia_card("dev-0", 1280, 100, 20, 0, 10)},
        make_request(2, 512, 0, 20),
        {},
        false,
        {},
        "1/1 AllocatedCardsInsufficientRequest"},
       {"partial allocation for multiple cards",
-       {card("dev-0", 1280), card("dev-1", 1280)},
+       {nvidia_card("dev-0", 1280), nvidia_card("dev-1", 1280)},
        make_request(3, 512, 0, 20),
        {},
        false,
        {},
        "2/2 AllocatedCardsInsufficientRequest"},
       {"memory percentage",
-       {card("dev-0", 1280, 100, 20, 0, 10)},
+       {nvidia_card("dev-0", 1280, 100, 20, 0, 10)},
        make_request(1, 0, 10, 20),
        {},
        true,
        {"dev-0"},
        ""},
       {"not healthy",
-       {card("dev-0", 1280, 100, 20, 0, 10, false)},
+       {nvidia_card("dev-0", 1280, 100, 20, 0, 10, false)},
        make_request(1, 0, 10, 20),
        {},
        false,
@@ -180,7 +150,7 @@ TEST_F(NvidiaFit, DevicesFitTable) {
        "1/1 CardNotHealth"},
   };
   for (const Case& c : cases) {
-    const Outcome o = run(hami_order(c.devices), c.request, c.annotations);
+    const FitOutcome o = run(hami_order(c.devices), c.request, c.annotations);
     EXPECT_EQ(o.result.fits, c.fits) << c.name;
     EXPECT_EQ(o.ids, c.ids) << c.name;
     EXPECT_EQ(o.result.reason, c.reason) << c.name;
@@ -188,29 +158,30 @@ TEST_F(NvidiaFit, DevicesFitTable) {
 }
 
 TEST_F(NvidiaFit, PicksCarryVendorTypeMemoryAndClampedCores) {
-  const Outcome pct = run({card("dev-0", 1280)}, make_request(1, 0, 10, 20));
+  const FitOutcome pct = run({nvidia_card("dev-0", 1280)}, make_request(1, 0, 10, 20));
   ASSERT_EQ(pct.picks.size(), 1u);
   EXPECT_EQ(std::string(pct.picks[0].type.ptr, pct.picks[0].type.len), "NVIDIA");
   EXPECT_EQ(pct.picks[0].memory_mib, 128);  // 10 % of 1280
   EXPECT_EQ(pct.picks[0].cores, 20);
-  const Outcome clamped = run({card("dev-0", 1280)}, make_request(1, 512, 0, 120));
+  const FitOutcome clamped = run({nvidia_card("dev-0", 1280)}, make_request(1, 512, 0, 120));
   ASSERT_EQ(clamped.picks.size(), 1u);
   EXPECT_EQ(clamped.picks[0].cores, 100);
   EXPECT_EQ(clamped.picks[0].memory_mib, 512);
 }
 
 TEST_F(NvidiaFit, ReasonsAreCountedPerDeviceAndSortedAsStrings) {
-  std::vector<DeviceState> devices = {card("a", 1000), card("b", 1000), card("c", 1000),
-                                      card("d", 8000, 100, 1, 0, 90)};
-  const Outcome o = run(devices, make_request(1, 4000, 0, 50));
+  std::vector<DeviceState> devices = {nvidia_card("a", 1000), nvidia_card("b", 1000),
+                                      nvidia_card("c", 1000),
+                                      nvidia_card("d", 8000, 100, 1, 0, 90)};
+  const FitOutcome o = run(devices, make_request(1, 4000, 0, 50));
   EXPECT_FALSE(o.result.fits);
   EXPECT_EQ(o.result.reason, "1/4 CardInsufficientCore, 3/4 CardInsufficientMemory");
 }
 
 TEST_F(NvidiaFit, DeviceCordon) {
-  std::vector<DeviceState> devices = {card("dev-1", 128), card("dev-0", 128)};
+  std::vector<DeviceState> devices = {nvidia_card("dev-1", 128), nvidia_card("dev-0", 128)};
   devices[0].cordoned = true;
-  Outcome o = run(devices, make_request(1, 64, 0, 50));
+  FitOutcome o = run(devices, make_request(1, 64, 0, 50));
   EXPECT_TRUE(o.result.fits);
   EXPECT_EQ(o.ids, std::vector<std::string>{"dev-0"});
 
@@ -223,34 +194,36 @@ TEST_F(NvidiaFit, DeviceCordon) {
 TEST_F(NvidiaFit, NumaBindRestartsOnNumaChange) {
   // HAMi order dev-0(1), dev-1(1), dev-2(0); tried dev-2 → dev-1 → dev-0: the
   // pick on NUMA 0 is dropped when NUMA 1 starts.
-  std::vector<DeviceState> devices = {card("dev-0", 8192, 10), card("dev-1", 8192, 10),
-                                      card("dev-2", 8192, 10)};
+  std::vector<DeviceState> devices = {nvidia_card("dev-0", 8192, 10),
+                                      nvidia_card("dev-1", 8192, 10),
+                                      nvidia_card("dev-2", 8192, 10)};
   devices[0].numa = 1;
   devices[1].numa = 1;
   devices[2].numa = 0;
-  const Outcome o =
+  const FitOutcome o =
       run(hami_order(devices), make_request(2, 100, 0, 10), {{"nvidia.com/numa-bind", "true"}});
   EXPECT_TRUE(o.result.fits);
   EXPECT_EQ(o.ids, (std::vector<std::string>{"dev-1", "dev-0"}));
 
   // Without numa-bind the first two tried are taken.
-  const Outcome free = run(hami_order(devices), make_request(2, 100, 0, 10));
+  const FitOutcome free = run(hami_order(devices), make_request(2, 100, 0, 10));
   EXPECT_EQ(free.ids, (std::vector<std::string>{"dev-2", "dev-1"}));
 
   // No NUMA node holds two: the dropped pick is reported.
-  std::vector<DeviceState> split = {card("a", 8192, 10), card("b", 8192, 10)};
+  std::vector<DeviceState> split = {nvidia_card("a", 8192, 10), nvidia_card("b", 8192, 10)};
   split[1].numa = 1;
-  const Outcome no = run(split, make_request(2, 100, 0, 10), {{"nvidia.com/numa-bind", "true"}});
+  const FitOutcome no = run(split, make_request(2, 100, 0, 10), {{"nvidia.com/numa-bind", "true"}});
   EXPECT_FALSE(no.result.fits);
   EXPECT_EQ(no.result.reason, "1/2 AllocatedCardsInsufficientRequest, 1/2 NumaNotFit");
 }
 
 TEST_F(NvidiaFit, MutexPolicyTakesOnlyIdleDevices) {
-  const std::vector<DeviceState> devices = {card("used", 8192, 10, 1), card("idle", 8192, 10)};
-  const Outcome one = run(hami_order(devices), make_request(1, 100, 0, 10), {}, HAMI_FIT_MUTEX);
+  const std::vector<DeviceState> devices = {nvidia_card("used", 8192, 10, 1),
+                                            nvidia_card("idle", 8192, 10)};
+  const FitOutcome one = run(hami_order(devices), make_request(1, 100, 0, 10), {}, HAMI_FIT_MUTEX);
   EXPECT_TRUE(one.result.fits);
   EXPECT_EQ(one.ids, std::vector<std::string>{"idle"});
-  const Outcome two = run(hami_order(devices), make_request(2, 100, 0, 10), {}, HAMI_FIT_MUTEX);
+  const FitOutcome two = run(hami_order(devices), make_request(2, 100, 0, 10), {}, HAMI_FIT_MUTEX);
   EXPECT_FALSE(two.result.fits);
   EXPECT_EQ(two.result.reason,
             "1/2 AllocatedCardsInsufficientRequest, 1/2 ExclusiveDeviceAllocateConflict");
@@ -258,8 +231,9 @@ TEST_F(NvidiaFit, MutexPolicyTakesOnlyIdleDevices) {
 
 class NvidiaTopology : public NvidiaFit {
  protected:
-  Outcome topo(const std::vector<PairScoreSpec>& scores, std::int32_t count) {
-    FitFixture f({card("dev-0", 8192, 10), card("dev-1", 8192, 10), card("dev-2", 8192, 10)},
+  FitOutcome topo(const std::vector<PairScoreSpec>& scores, std::int32_t count) {
+    FitFixture f({nvidia_card("dev-0", 8192, 10), nvidia_card("dev-1", 8192, 10),
+                  nvidia_card("dev-2", 8192, 10)},
                  scores);
     PodFixture pod;
     pod.container({});
@@ -272,23 +246,23 @@ class NvidiaTopology : public NvidiaFit {
 };
 
 TEST_F(NvidiaTopology, ExactMatchTakesAllCandidates) {
-  FitFixture f({card("dev-0", 8192, 10), card("dev-1", 8192, 10)});
+  FitFixture f({nvidia_card("dev-0", 8192, 10), nvidia_card("dev-1", 8192, 10)});
   PodFixture pod;
   pod.container({});
-  const Outcome o = run(f, pod, make_request(2, 100, 0, 10), HAMI_FIT_TOPOLOGY_AWARE);
+  const FitOutcome o = run(f, pod, make_request(2, 100, 0, 10), HAMI_FIT_TOPOLOGY_AWARE);
   EXPECT_TRUE(o.result.fits);
   EXPECT_EQ(o.ids, (std::vector<std::string>{"dev-0", "dev-1"}));
 }
 
 TEST_F(NvidiaTopology, SingleCardIsTheWorstConnected) {
   // totals: dev-0 300, dev-1 250, dev-2 350.
-  const Outcome o = topo(scores(100, 200, 150), 1);
+  const FitOutcome o = topo(scores(100, 200, 150), 1);
   EXPECT_TRUE(o.result.fits);
   EXPECT_EQ(o.ids, std::vector<std::string>{"dev-1"});
 }
 
 TEST_F(NvidiaTopology, SeveralCardsAreTheBestCombination) {
-  const Outcome o = topo(scores(100, 200, 150), 2);
+  const FitOutcome o = topo(scores(100, 200, 150), 2);
   EXPECT_TRUE(o.result.fits);
   EXPECT_EQ(o.ids, (std::vector<std::string>{"dev-0", "dev-2"}));
 }
@@ -296,10 +270,10 @@ TEST_F(NvidiaTopology, SeveralCardsAreTheBestCombination) {
 TEST_F(NvidiaTopology, ZeroScoresStillPickTheRequestedCount) {
   // HAMi's best-combination search starts at score 0 and can return no cards;
   // ties here go to the first combination in try order.
-  const Outcome o = topo(scores(0, 0, 0), 2);
+  const FitOutcome o = topo(scores(0, 0, 0), 2);
   EXPECT_TRUE(o.result.fits);
   EXPECT_EQ(o.ids, (std::vector<std::string>{"dev-0", "dev-1"}));
-  const Outcome none = topo({}, 2);
+  const FitOutcome none = topo({}, 2);
   EXPECT_EQ(none.ids, (std::vector<std::string>{"dev-0", "dev-1"}));
 }
 
@@ -310,11 +284,11 @@ TEST_F(NvidiaTopology, NegativeScores) {
 }
 
 TEST_F(NvidiaTopology, TooFewCandidatesFails) {
-  std::vector<DeviceState> devices = {card("dev-0", 8192, 10), card("dev-1", 64, 10)};
+  std::vector<DeviceState> devices = {nvidia_card("dev-0", 8192, 10), nvidia_card("dev-1", 64, 10)};
   FitFixture f(devices);
   PodFixture pod;
   pod.container({});
-  const Outcome o = run(f, pod, make_request(2, 100, 0, 10), HAMI_FIT_TOPOLOGY_AWARE);
+  const FitOutcome o = run(f, pod, make_request(2, 100, 0, 10), HAMI_FIT_TOPOLOGY_AWARE);
   EXPECT_FALSE(o.result.fits);
   EXPECT_EQ(o.result.reason, "1/2 AllocatedCardsInsufficientRequest, 1/2 CardInsufficientMemory");
 }
@@ -324,7 +298,7 @@ TEST_F(NvidiaTopology, LargeNodesUseTheGreedyChoiceWithinBounds) {
   std::vector<DeviceState> devices;
   std::vector<PairScoreSpec> s;
   for (int i = 0; i < 40; ++i)
-    devices.push_back(card("g" + std::to_string(i), 8192, 10));
+    devices.push_back(nvidia_card("g" + std::to_string(i), 8192, 10));
   // g30..g41 would be best; only g30..g39 exist, plus g0, g1 weakly linked.
   for (int i = 30; i < 40; ++i) {
     for (int j = 30; j < 40; ++j) {
@@ -339,7 +313,7 @@ TEST_F(NvidiaTopology, LargeNodesUseTheGreedyChoiceWithinBounds) {
   FitFixture f(devices, s);
   PodFixture pod;
   pod.container({});
-  const Outcome o = run(f, pod, make_request(12, 100, 0, 10), HAMI_FIT_TOPOLOGY_AWARE);
+  const FitOutcome o = run(f, pod, make_request(12, 100, 0, 10), HAMI_FIT_TOPOLOGY_AWARE);
   ASSERT_TRUE(o.result.fits);
   ASSERT_EQ(o.ids.size(), 12u);
   std::vector<std::string> sorted = o.ids;
@@ -365,16 +339,16 @@ std::uint32_t quota_allows(void* ctx, std::int64_t memory, std::int64_t cores) {
 TEST_F(NvidiaFit, QuotaHookSeesTheContainerTotalSoFar) {
   QuotaProbe probe{2048, {}};
   const hami_quota_hook hook{sizeof(hami_quota_hook), &probe, &quota_allows};
-  FitFixture f({card("a", 8192), card("b", 8192)});
+  FitFixture f({nvidia_card("a", 8192), nvidia_card("b", 8192)});
   PodFixture pod;
   pod.container({});
-  const Outcome fits = run(f, pod, make_request(2, 1024, 0, 10), 0, &hook);
+  const FitOutcome fits = run(f, pod, make_request(2, 1024, 0, 10), 0, &hook);
   EXPECT_TRUE(fits.result.fits);
   EXPECT_EQ(probe.calls,
             (std::vector<std::pair<std::int64_t, std::int64_t>>{{1024, 10}, {2048, 20}}));
 
   probe.calls.clear();
-  const Outcome over = run(f, pod, make_request(2, 1500, 0, 10), 0, &hook);
+  const FitOutcome over = run(f, pod, make_request(2, 1500, 0, 10), 0, &hook);
   EXPECT_FALSE(over.result.fits);
   EXPECT_EQ(over.result.reason, "1/2 AllocatedCardsInsufficientRequest, 1/2 ResourceQuotaNotFit");
   EXPECT_EQ(probe.calls,
@@ -384,10 +358,10 @@ TEST_F(NvidiaFit, QuotaHookSeesTheContainerTotalSoFar) {
 TEST_F(NvidiaFit, QuotaIsCheckedBeforeDeviceCapacity) {
   QuotaProbe probe{0, {}};
   const hami_quota_hook hook{sizeof(hami_quota_hook), &probe, &quota_allows};
-  FitFixture f({card("a", 100)});
+  FitFixture f({nvidia_card("a", 100)});
   PodFixture pod;
   pod.container({});
-  const Outcome o = run(f, pod, make_request(1, 500, 0, 10), 0, &hook);
+  const FitOutcome o = run(f, pod, make_request(1, 500, 0, 10), 0, &hook);
   EXPECT_EQ(o.result.reason, "1/1 ResourceQuotaNotFit");
 }
 
@@ -396,33 +370,34 @@ TEST_F(NvidiaFit, ZeroMemoryPercentageIsAccountedAsWholeCard) {
   pod.container(
       {"test", false, {{"nvidia.com/gpu", "1"}, {"nvidia.com/gpumem-percentage", "0"}}, {}, {}});
   const hami_device_request req = dut_.plugin().container_request(pod.view(), 0).request;
-  FitFixture empty({card("dev-0", 11264, 10)});
-  const Outcome o = run(empty, pod, req);
+  FitFixture empty({nvidia_card("dev-0", 11264, 10)});
+  const FitOutcome o = run(empty, pod, req);
   ASSERT_TRUE(o.result.fits) << o.result.reason;
   EXPECT_EQ(o.picks[0].memory_mib, 11264);
-  FitFixture nearly_full({card("dev-0", 11264, 10, 0, 11260)});
-  const Outcome full = run(nearly_full, pod, req);
+  FitFixture nearly_full({nvidia_card("dev-0", 11264, 10, 0, 11260)});
+  const FitOutcome full = run(nearly_full, pod, req);
   EXPECT_FALSE(full.result.fits);
   EXPECT_EQ(full.result.reason, "1/1 CardInsufficientMemory");
 }
 
 TEST_F(NvidiaFit, MigModeDevicesAreNotChosenYet) {
-  std::vector<DeviceState> devices = {card("mig-0", 40960, 7), card("core-0", 40960, 10)};
+  std::vector<DeviceState> devices = {nvidia_card("mig-0", 40960, 7),
+                                      nvidia_card("core-0", 40960, 10)};
   devices[0].mode = "mig";
-  const Outcome o = run(devices, make_request(1, 1000, 0, 10));
+  const FitOutcome o = run(devices, make_request(1, 1000, 0, 10));
   EXPECT_TRUE(o.result.fits);
   EXPECT_EQ(o.ids, std::vector<std::string>{"core-0"});
   devices.pop_back();
-  const Outcome only_mig = run(devices, make_request(1, 1000, 0, 10));
+  const FitOutcome only_mig = run(devices, make_request(1, 1000, 0, 10));
   EXPECT_FALSE(only_mig.result.fits);
   EXPECT_EQ(only_mig.result.reason, "1/1 CardMigModeUnsupported");
   // Capacity checks still come first, as in HAMi's order.
-  const Outcome too_big = run(devices, make_request(1, 99999, 0, 10));
+  const FitOutcome too_big = run(devices, make_request(1, 99999, 0, 10));
   EXPECT_EQ(too_big.result.reason, "1/1 CardInsufficientMemory");
 }
 
 TEST_F(NvidiaFit, VgpuModeAnnotationRestrictsDeviceMode) {
-  std::vector<DeviceState> devices = {card("a", 8192, 10)};
+  std::vector<DeviceState> devices = {nvidia_card("a", 8192, 10)};
   devices[0].mode = "hami-core";
   EXPECT_FALSE(
       run(devices, make_request(1, 100, 0, 10), {{"nvidia.com/vgpu-mode", "mps"}}).result.fits);
@@ -439,7 +414,7 @@ TEST_F(NvidiaFit, VgpuModeAnnotationRestrictsDeviceMode) {
 
 TEST_F(NvidiaFit, TypeSelectorRules) {
   const auto fits = [&](std::string type, Pairs annos) {
-    std::vector<DeviceState> d = {card("GPU-a", 8192, 10)};
+    std::vector<DeviceState> d = {nvidia_card("GPU-a", 8192, 10)};
     d[0].type = std::move(type);
     return run(d, make_request(1, 100, 0, 10), std::move(annos)).result.fits;
   };
@@ -469,7 +444,7 @@ TEST_F(NvidiaFit, TypeSelectorRules) {
 
 TEST_F(NvidiaFit, UuidSelectorRules) {
   const auto fits = [&](Pairs annos) {
-    return run({card("GPU-a", 8192, 10)}, make_request(1, 100, 0, 10), std::move(annos))
+    return run({nvidia_card("GPU-a", 8192, 10)}, make_request(1, 100, 0, 10), std::move(annos))
         .result.fits;
   };
   EXPECT_TRUE(fits({{"nvidia.com/use-gpuuuid", "GPU-b,GPU-a"}}));
@@ -485,7 +460,7 @@ TEST_F(NvidiaFit, UuidSelectorRules) {
 }
 
 TEST_F(NvidiaFit, NoRequestFitsWithoutPicks) {
-  const Outcome o = run({card("a", 100)}, make_request(0, 0, 0, 0));
+  const FitOutcome o = run({nvidia_card("a", 100)}, make_request(0, 0, 0, 0));
   EXPECT_TRUE(o.result.fits);
   EXPECT_EQ(o.result.picks_len, 0u);
 }
@@ -495,7 +470,7 @@ TEST_F(NvidiaFit, NoRequestFitsWithoutPicks) {
 TEST_F(NvidiaFit, TooFewPickSlotsIsAnInputError) {
   const RawLibrary library(DeviceUnderTest::plugin_dir() + "/nvidia.so");
   const RawInstance instance(library, "{}");
-  FitFixture f({card("a", 8192), card("b", 8192)});
+  FitFixture f({nvidia_card("a", 8192), nvidia_card("b", 8192)});
   PodFixture pod;
   pod.container({});
   const hami_fit_input in = f.input(pod.view(), make_request(2, 100, 0, 10));
