@@ -3,23 +3,16 @@
 #include <algorithm>
 #include <limits>
 
+#include "platform/saturating.hpp"
+
 namespace hami::admission {
 
 namespace {
 
-constexpr int64_t kMax = std::numeric_limits<int64_t>::max();
-
 // Values are never negative here (usage never is; a negative request from a
 // plugin counts as 0), so saturating at the top is enough.
-int64_t add(int64_t a, int64_t b) {
-  return a > kMax - b ? kMax : a + b;
-}
-
-int64_t mul(int64_t a, int64_t b) {
-  if (a == 0 || b == 0)
-    return 0;
-  return a > kMax / b ? kMax : a * b;
-}
+using platform::saturating_add;
+using platform::saturating_mul;
 
 int64_t non_negative(int64_t v) {
   return v < 0 ? 0 : v;
@@ -34,8 +27,8 @@ std::optional<std::string> check(const NamespaceQuota& quota, std::string_view r
     return std::nullopt;
   const auto used_it = quota.used.find(resource);
   const int64_t used = used_it == quota.used.end() ? 0 : non_negative(used_it->second);
-  const int64_t allowed = mul(non_negative(limit->second), factor);
-  if (add(used, demand) <= allowed)
+  const int64_t allowed = saturating_mul(non_negative(limit->second), factor);
+  if (saturating_add(used, demand) <= allowed)
     return std::nullopt;
   std::string reason(resource);
   reason += " used " + std::to_string(used) + " + requested " + std::to_string(demand) +
@@ -54,14 +47,14 @@ QuotaDemand pod_demand(std::span<const hami_device_request> requests, size_t ini
     const hami_device_request& r = requests[i];
     if (r.count <= 0)
       continue;
-    const int64_t memory = mul(r.count, non_negative(r.memory_mib));
-    const int64_t cores = mul(r.count, non_negative(r.cores));
+    const int64_t memory = saturating_mul(r.count, non_negative(r.memory_mib));
+    const int64_t cores = saturating_mul(r.count, non_negative(r.cores));
     if (i < init_count) {
       init.memory_mib = std::max(init.memory_mib, memory);
       init.cores = std::max(init.cores, cores);
     } else {
-      app.memory_mib = add(app.memory_mib, memory);
-      app.cores = add(app.cores, cores);
+      app.memory_mib = saturating_add(app.memory_mib, memory);
+      app.cores = saturating_add(app.cores, cores);
     }
   }
   return {std::max(app.memory_mib, init.memory_mib), std::max(app.cores, init.cores)};

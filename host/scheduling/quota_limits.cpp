@@ -3,6 +3,7 @@
 #include <algorithm>
 
 #include "hami/quantity.hpp"
+#include "platform/saturating.hpp"
 
 namespace hami::scheduling {
 
@@ -52,11 +53,12 @@ StringMap<std::vector<QuotaLimits>> quota_limits(
 bool quota_allows(const QuotaLimits& limits, int32_t memory_factor, const VendorTotals& used,
                   int64_t memory_mib, int64_t cores) {
   if (limits.memory_mib) {
-    const int64_t limit = *limits.memory_mib * (memory_factor > 1 ? memory_factor : 1);
-    if (used.memory_mib + memory_mib > limit)
+    const int64_t limit =
+        platform::saturating_mul(*limits.memory_mib, memory_factor > 1 ? memory_factor : 1);
+    if (platform::saturating_add(used.memory_mib, memory_mib) > limit)
       return false;
   }
-  if (limits.cores && used.cores + cores > *limits.cores)
+  if (limits.cores && platform::saturating_add(used.cores, cores) > *limits.cores)
     return false;
   return true;
 }

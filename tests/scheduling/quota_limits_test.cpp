@@ -66,3 +66,18 @@ TEST(QuotaAllows, MemoryFactorScalesTheMemoryLimitOnly) {
 }
 
 }  // namespace
+
+namespace {
+
+// A limit as large as int64 holds ("4Ei" of memory, memoryFactor 2): the
+// product saturates instead of overflowing into a negative limit that
+// refused every pod of the namespace (admission already saturated).
+TEST(QuotaAllows, HugeLimitTimesTheMemoryFactorSaturates) {
+  constexpr int64_t kHuge = int64_t{1} << 62;
+  EXPECT_TRUE(quota_allows(memory_limit(kHuge), 2, VendorTotals{}, 1, 0));
+  EXPECT_TRUE(quota_allows(memory_limit(kHuge), 4, VendorTotals{kHuge, 0}, kHuge, 0));
+  EXPECT_TRUE(quota_allows(cores_limit(INT64_MAX), 1, VendorTotals{0, INT64_MAX}, 0, 0));
+  EXPECT_FALSE(quota_allows(cores_limit(INT64_MAX - 1), 1, VendorTotals{0, INT64_MAX}, 0, 1));
+}
+
+}  // namespace
