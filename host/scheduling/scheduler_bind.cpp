@@ -1,0 +1,263 @@
+// Bind, top to bottom: preconditions, the node lock, the reservation, the
+// allocation write, the Binding, and on failure taking back what this
+// attempt wrote (the rules are stated once, in scheduler.hpp).
+#include <chrono>
+#include <thread>
+#include <utility>
+
+#include "cluster/node_lock.hpp"
+#include "log/logger.hpp"
+#include "plugins/plugin_errors.hpp"
+#include "scheduling/allocation.hpp"
+#include "scheduling/scheduler.hpp"
+#include "scheduling/scheduler_internal.hpp"
+
+namespace hami::scheduling {
+
+namespace {
+
+// Go's time.Duration text: whole seconds as "28s" / "1m0s", shorter spans
+// as "300ms" (config durations are whole seconds; tests use less).
+std::string go_duration_ms(std::chrono::milliseconds d) {
+  if (d.count() % 1000 == 0 || d >= std::chrono::seconds(1))
+    return cluster::go_duration(std::chrono::duration_cast<std::chrono::seconds>(d).count());
+  return std::to_string(d.count()) + "ms";
+}
+
+}  // namespace
+
+std::string Scheduler::bind_refusal(const cluster::PodRecord& pod, std::string_view node) const {
+  if (std::string refusal = pod_refusal(pod); !refusal.empty())
+    return refusal;
+  // allocateAt filter: filter chose the node and wrote its devices; a bind
+  // elsewhere would start the pod on devices of another node.
+  if (options_.allocate_at == AllocateAt::Filter) {
+    if (const auto assigned = pod.annotation(kAssignedNodeAnnotation);
+        assigned && !assigned->empty() && *assigned != node) {
+      return "pod " + pod.namespace_ + "/" + pod.name + " was allocated devices on node \"" +
+             std::string(*assigned) + "\" by filter, not on \"" + std::string(node) + "\"";
+    }
+  }
+  return {};
+}
+
+std::string Scheduler::bind(std::string_view namespace_, std::string_view name,
+                            std::string_view uid, std::string_view node) {
+  if (options_.gate) {
+    if (std::string closed = options_.gate(); !closed.empty())
+      return closed;
+  }
+  auto pod = cluster_.pod(namespace_, name);
+  // The cache may not show where a write of unknown outcome went, nor a
+  // pod created a moment ago: the pod is read live then.
+  if (!pod || (!uid.empty() && pod->uid != uid) || unconfirmed(pod->uid)) {
+    try {
+      pod = cluster_.pod_live(namespace_, name);
+    } catch (const cluster::ClusterError& e) {
+      return "pod \"" + std::string(name) + "\" could not be read: " + e.what();
+    }
+  }
+  if (!pod) {
+    // Nothing runs for a pod that does not exist: its reservation goes.
+    release(uid.empty() ? std::string(namespace_) + "/" + std::string(name) : std::string(uid));
+    return "pod \"" + std::string(name) + "\" not found";
+  }
+  // Preconditions, all judged before anything is written; a refusal
+  // changes nothing.
+  if (!uid.empty() && pod->uid != uid) {
+    return "Precondition failed: UID in precondition: " + std::string(uid) +
+           ", UID in object meta: " + pod->uid;
+  }
+  const std::string key = pod->uid;
+  // A retried bind (kube-scheduler timed out waiting for the first answer)
+  // finds the pod already bound here: done, and nothing is rewritten (the
+  // node-side plugin may be reading the allocation).
+  if (pod->node_name == node)
+    return "";
+  if (std::string refusal = bind_refusal(*pod, node); !refusal.empty()) {
+    event(*pod, true, "BindingFailed", refusal);
+    return refusal;
+  }
+  if (!cluster_.node(node)) {
+    event(*pod, true, "BindingFailed", "failed to get node " + std::string(node));
+    return "node \"" + std::string(node) + "\" not found";
+  }
+  const hami_pod_view& view = pod->model->view();
+  std::string error;
+  const auto ctx = pod_context(view, error);
+  if (!ctx) {
+    event(*pod, true, "BindingFailed", error);
+    return error;
+  }
+
+  const auto succeed = [&] {
+    event(*pod, false, "BindingSucceed",
+          "Successfully binding node [" + std::string(node) + "] to " + std::string(namespace_) +
+              "/" + std::string(name));
+    return std::string();
+  };
+  if (!ctx->requests.any) {
+    try {
+      cluster_.bind(namespace_, name, key, node);
+    } catch (const cluster::ClusterError& e) {
+      event(*pod, true, "BindingFailed", e.what());
+      return e.what();
+    }
+    return succeed();
+  }
+  return bind_devices(*pod, *ctx, node, succeed);
+}
+
+std::string Scheduler::bind_devices(const cluster::PodRecord& pod, const PodContext& ctx,
+                                    std::string_view node,
+                                    const std::function<std::string()>& succeed) {
+  const std::string& key = pod.uid;
+  bool locked = false;
+  // The writes this attempt made, each of which a failure takes back: in
+  // filter mode also the allocation filter wrote (held by the
+  // reservation), in bind mode the one written below.
+  std::shared_ptr<const PodWrite> filter_write;
+  if (options_.allocate_at == AllocateAt::Filter) {
+    const auto snapshot = ledger_.read();
+    if (const PodCharge* charge = snapshot->pod(key))
+      filter_write = charge->write;
+  }
+  std::optional<PodWrite> written;
+  // Whether the reservation may be dropped: false while a write of this
+  // attempt may be stored and could not be taken back.
+  bool settled = true;
+  const auto take_back = [&](const PodWrite& write) {
+    const WriteOutcome undone = undo_write(pod, write);
+    if (undone == WriteOutcome::unknown) {
+      mark_unconfirmed(key, write);
+      settled = false;
+    }
+  };
+  const auto fail = [&](std::string message, bool binding_unknown = false) {
+    // A Binding of unknown outcome may have bound the pod with its
+    // allocation: nothing is taken back, and the node lock stays for the
+    // node-side plugin (it expires otherwise). The pod's next version, or
+    // the next bind (which reads it live), settles it.
+    if (!binding_unknown) {
+      if (written)
+        take_back(*written);
+      if (filter_write)
+        take_back(*filter_write);
+      if (locked) {
+        try {
+          locker_.release(node, pod.namespace_, pod.name);
+        } catch (const std::exception& e) {
+          if (options_.logger)
+            options_.logger->warn("node lock release failed",
+                                  {{"node", std::string(node)}, {"error", e.what()}});
+        }
+      }
+      if (settled)
+        release(key);
+    }
+    event(pod, true, "BindingFailed", message);
+    return message;
+  };
+
+  // The lock is taken for every pod with a managed request, init-only GPU
+  // pods included (HAMi bug 7.7#5 skipped them).
+  try {
+    lock_node(node, pod);
+    locked = true;
+  } catch (const cluster::NodeLockError& e) {
+    return fail(e.what());
+  } catch (const cluster::ClusterError& e) {
+    // Unconfirmed (5xx, timeout): the lock may have been stored, and would
+    // keep every other pod off the node until it expires. Releasing removes
+    // it only if it is this pod's.
+    if (e.maybe_stored())
+      locked = true;
+    return fail(e.what());
+  }
+
+  cluster::PodMetadataPatch patch;
+  const std::string stamp = std::to_string(now());
+  if (options_.allocate_at == AllocateAt::Bind) {
+    std::string reason;
+    const auto reservation = reserve(ctx, node, reason);
+    if (!reservation) {
+      return fail("pod " + pod.namespace_ + "/" + pod.name + " does not fit on node " +
+                  std::string(node) + ": " + reason);
+    }
+    try {
+      patch.annotations = allocation_annotations(devices_, reservation->allocations);
+    } catch (const host::PluginCallError& e) {
+      return fail(e.what());
+    }
+    patch.annotations.push_back({std::string(kAssignedNodeAnnotation), std::string(node)});
+    patch.annotations.push_back({std::string(kAssignedTimeAnnotation), stamp});
+    patch.labels.push_back({std::string(kAssignedNodeAnnotation), std::string(node)});
+  }
+  patch.annotations.push_back({std::string(kBindPhaseAnnotation), "allocating"});
+  patch.annotations.push_back({std::string(kBindTimeAnnotation), stamp});
+  PodWrite write = plan_write(pod, patch);
+  // The write is made against exactly the version whose preconditions were
+  // judged: bound meanwhile, deleted, re-created — none is written to.
+  write.patch.expect_resource_version = pod.resource_version;
+  attach_write(key, std::make_shared<const PodWrite>(write));
+  std::string error;
+  switch (write_pod(pod, write.patch, error)) {
+    case WriteOutcome::stored:
+      written = std::move(write);
+      break;
+    case WriteOutcome::not_stored:
+      return fail(error);
+    case WriteOutcome::unknown:
+      // Perhaps stored: taken back if it can be; kept as an unconfirmed
+      // reservation if that cannot be known either.
+      written = std::move(write);
+      return fail(error);
+  }
+  try {
+    cluster_.bind(pod.namespace_, pod.name, key, node);
+  } catch (const cluster::ClusterError& e) {
+    return fail(e.what(), e.maybe_stored());
+  }
+  return succeed();
+}
+
+void Scheduler::lock_node(std::string_view node, const cluster::PodRecord& pod) {
+  const auto& view = pod.model->view();
+  // A PodGroup member: the label of the scheduler-plugins coscheduling
+  // API, or the pod's spec.schedulingGroup (HAMi §6.1 checks both).
+  bool pod_group = !pod.pod_group_name.empty();
+  for (size_t i = 0; i < view.labels_len; ++i) {
+    if (to_sv(view.labels[i].key) == kPodGroupLabel && view.labels[i].value.len > 0)
+      pod_group = true;
+  }
+  constexpr auto kRetryInterval = std::chrono::milliseconds(100);
+  const auto budget = options_.pod_group_lock_retry;
+  if (!pod_group || budget <= std::chrono::milliseconds::zero()) {
+    locker_.lock(node, pod.namespace_, pod.name);
+    return;
+  }
+  // Counted in intervals rather than against a wall clock so a test's
+  // sleeper sets the pace; each attempt's own duration comes on top, as in
+  // HAMi's poll loop.
+  const auto intervals = (budget + kRetryInterval - std::chrono::milliseconds(1)) / kRetryInterval;
+  for (int64_t waited = 0;; ++waited) {
+    try {
+      locker_.lock(node, pod.namespace_, pod.name);
+      return;
+    } catch (const cluster::NodeLockError& e) {
+      if (!e.contention())
+        throw;
+      if (waited >= intervals) {
+        throw cluster::NodeLockError(true, "timed out after " + go_duration_ms(budget) +
+                                               " waiting for node " + std::string(node) +
+                                               " to be unlocked: node lock contention");
+      }
+    }
+    if (options_.sleep)
+      options_.sleep(kRetryInterval);
+    else
+      std::this_thread::sleep_for(kRetryInterval);
+  }
+}
+
+}  // namespace hami::scheduling
