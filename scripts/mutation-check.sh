@@ -145,37 +145,37 @@ mutant NODE-COUNT-EXACT "$nodefit" \
 
 # Namespace quota inside the scheduler's fit (HAMi §7.3).
 mutant SQ-MEM-OVER "$sq" \
-  'if (used.memory_mib + memory_mib > limit)' \
-  'if (used.memory_mib + memory_mib > limit + 1)'
+  'if (platform::saturating_add(used.memory_mib, memory_mib) > limit)' \
+  'if (platform::saturating_add(used.memory_mib, memory_mib) > limit + 1)'
 mutant SQ-MEM-EXACT "$sq" \
-  'if (used.memory_mib + memory_mib > limit)' \
-  'if (used.memory_mib + memory_mib >= limit)'
+  'if (platform::saturating_add(used.memory_mib, memory_mib) > limit)' \
+  'if (platform::saturating_add(used.memory_mib, memory_mib) >= limit)'
 mutant SQ-MEM-ZERO "$sq" \
   'if (limits.memory_mib) {' \
   'if (limits.memory_mib && *limits.memory_mib > 0) {'
 mutant SQ-MEM-FACTOR "$sq" \
-  '(memory_factor > 1 ? memory_factor : 1)' \
-  '(memory_factor > 2 ? memory_factor : 1)'
+  'memory_factor > 1 ? memory_factor : 1)' \
+  'memory_factor > 2 ? memory_factor : 1)'
 mutant SQ-CORES-OVER "$sq" \
-  'used.cores + cores > *limits.cores)' \
-  'used.cores + cores > *limits.cores + 1)'
+  'saturating_add(used.cores, cores) > *limits.cores)' \
+  'saturating_add(used.cores, cores) > *limits.cores + 1)'
 mutant SQ-CORES-EXACT "$sq" \
-  'used.cores + cores > *limits.cores)' \
-  'used.cores + cores >= *limits.cores)'
+  'saturating_add(used.cores, cores) > *limits.cores)' \
+  'saturating_add(used.cores, cores) >= *limits.cores)'
 mutant SQ-CORES-ZERO "$sq" \
-  'if (limits.cores && used.cores' \
-  'if (limits.cores && *limits.cores > 0 && used.cores'
+  'if (limits.cores && platform::saturating_add' \
+  'if (limits.cores && *limits.cores > 0 && platform::saturating_add'
 
 # Namespace quota at admission (HAMi §2.5).
 mutant AQ-OVER "$aq" \
-  'if (add(used, demand) <= allowed)' \
-  'if (add(used, demand) <= allowed + 1)'
+  'if (saturating_add(used, demand) <= allowed)' \
+  'if (saturating_add(used, demand) <= allowed + 1)'
 mutant AQ-EXACT "$aq" \
-  'if (add(used, demand) <= allowed)' \
-  'if (add(used, demand) < allowed)'
+  'if (saturating_add(used, demand) <= allowed)' \
+  'if (saturating_add(used, demand) < allowed)'
 mutant AQ-ZERO "$aq" \
-  'const int64_t allowed = mul(non_negative(limit->second), factor);' \
-  'const int64_t allowed = limit->second == 0 ? kMax : mul(non_negative(limit->second), factor);'
+  'const int64_t allowed = saturating_mul(non_negative(limit->second), factor);' \
+  'const int64_t allowed = limit->second == 0 ? platform::kSaturated : saturating_mul(non_negative(limit->second), factor);'
 mutant AQ-SMALL-DEMAND "$aq" \
   'if (resource.empty() || demand == 0)' \
   'if (resource.empty() || demand <= 1)'
@@ -186,8 +186,8 @@ mutant AQ-CORES-FACTOR "$aq" \
   'return check(quota, resources.cores, demand.cores, 1);' \
   'return check(quota, resources.cores, demand.cores, 2);'
 mutant AQ-COUNT "$aq" \
-  'const int64_t memory = mul(r.count, non_negative(r.memory_mib));' \
-  'const int64_t memory = mul(r.count - 1, non_negative(r.memory_mib));'
+  'const int64_t memory = saturating_mul(r.count, non_negative(r.memory_mib));' \
+  'const int64_t memory = saturating_mul(r.count - 1, non_negative(r.memory_mib));'
 
 # ---------------------------------------------------------------------------
 # Which test targets a mutated file affects (target = binary under tests/).

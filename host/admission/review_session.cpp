@@ -8,15 +8,12 @@
 #include <vector>
 
 #include "admission/quota.hpp"
+#include "hami/plugin.hpp"
 #include "plugins/plugin_errors.hpp"
 
 namespace hami::admission {
 
 namespace {
-
-std::string_view sv(hami_str s) noexcept {
-  return s.ptr == nullptr ? std::string_view{} : std::string_view{s.ptr, s.len};
-}
 
 void write_error(hami_errbuf err, std::string_view message) noexcept {
   if (err.cap == 0 || err.buf == nullptr)
@@ -91,7 +88,7 @@ hami_status ReviewSession::namespace_label_cb(void* ctx, hami_str key, hami_sink
     if (ctx == nullptr || (key.ptr == nullptr && key.len != 0) || value.append == nullptr) {
       return HAMI_INVALID_ARGUMENT;
     }
-    return static_cast<ReviewSession*>(ctx)->namespace_label(sv(key), value);
+    return static_cast<ReviewSession*>(ctx)->namespace_label(to_sv(key), value);
   });
 }
 
@@ -140,7 +137,7 @@ hami_status ReviewSession::check_quota(hami_errbuf err) {
     write_error(err, "namespace quotas are not available");
     return HAMI_UNAVAILABLE;
   }
-  const std::string_view ns = sv(pod_.view().namespace_);
+  const std::string_view ns = to_sv(pod_.view().namespace_);
   const std::optional<NamespaceQuota> quota = cluster_->quota(ns);
   if (!quota)
     return HAMI_OK;
@@ -169,7 +166,7 @@ hami_status ReviewSession::namespace_label(std::string_view key, hami_sink value
   if (cluster_ == nullptr)
     return HAMI_UNAVAILABLE;
   const std::optional<std::string> label =
-      cluster_->namespace_label(sv(pod_.view().namespace_), key);
+      cluster_->namespace_label(to_sv(pod_.view().namespace_), key);
   if (!label)
     return HAMI_NOT_FOUND;
   if (!label->empty())

@@ -3,6 +3,7 @@
 #include <string>
 #include <utility>
 
+#include "hami/plugin.hpp"
 #include "k8s/pod.hpp"
 
 namespace hami::cluster {
@@ -10,10 +11,6 @@ namespace hami::cluster {
 namespace {
 
 using rapidjson::Value;
-
-std::string_view sv(hami_str s) {
-  return {s.ptr, s.len};
-}
 
 const Value* find_member(const Value& object, std::string_view key) {
   if (!object.IsObject())
@@ -78,10 +75,10 @@ std::shared_ptr<const PodRecord> make_pod_record(const Value& pod) {
   auto record = std::make_shared<PodRecord>();
   auto model = std::make_shared<const k8s::PodModel>(pod);
   const hami_pod_view& view = model->view();
-  record->namespace_ = sv(view.namespace_);
-  record->name = sv(view.name);
-  record->uid = sv(view.uid);
-  record->node_name = sv(view.node_name);
+  record->namespace_ = to_sv(view.namespace_);
+  record->name = to_sv(view.name);
+  record->uid = to_sv(view.uid);
+  record->node_name = to_sv(view.node_name);
   record->phase = model->phase();
   record->terminating = model->terminating();
   record->init_containers_succeeded = init_containers_succeeded(pod, view.init_count);

@@ -4,6 +4,7 @@
 #include <string>
 #include <unordered_map>
 
+#include "hami/plugin.hpp"
 #include "k8s/json_path.hpp"
 #include "k8s/json_read.hpp"
 #include "k8s/object_error.hpp"
@@ -33,10 +34,6 @@ namespace {
 
 using rapidjson::Value;
 
-std::string_view sv(hami_str s) {
-  return {s.ptr, s.len};
-}
-
 // JSON allows repeated keys; Go keeps the last value, and the ABI promises
 // unique keys, so a repeat replaces the earlier value in its first position.
 // Maps are small; larger ones get an index so a hostile object cannot make
@@ -49,7 +46,7 @@ class KvAppender {
   void append(hami_str key, hami_str value) {
     if (out_.size() - first_ <= kScanLimit) {
       for (size_t i = first_; i < out_.size(); ++i) {
-        if (sv(out_[i].key) == sv(key)) {
+        if (to_sv(out_[i].key) == to_sv(key)) {
           out_[i].value = value;
           return;
         }
@@ -59,9 +56,9 @@ class KvAppender {
     }
     if (index_.empty()) {
       for (size_t i = first_; i < out_.size(); ++i)
-        index_.emplace(sv(out_[i].key), i);
+        index_.emplace(to_sv(out_[i].key), i);
     }
-    const auto [it, inserted] = index_.emplace(sv(key), out_.size());
+    const auto [it, inserted] = index_.emplace(to_sv(key), out_.size());
     if (!inserted) {
       out_[it->second].value = value;
       return;
@@ -139,8 +136,8 @@ size_t map_bytes(std::initializer_list<const Value*> maps) {
 
 std::optional<std::string_view> find(std::span<const hami_kv> list, std::string_view key) {
   for (const hami_kv& kv : list) {
-    if (sv(kv.key) == key)
-      return sv(kv.value);
+    if (to_sv(kv.key) == key)
+      return to_sv(kv.value);
   }
   return std::nullopt;
 }
@@ -204,8 +201,8 @@ NodeModel::NodeModel(const rapidjson::Value& node, bool borrow) : s_(std::make_u
   s.annotation_hashes.reserve(s.annotations.size());
   for (const hami_kv& kv : s.annotations) {
     uint64_t h = 0;
-    platform::hash_append(h, sv(kv.key));
-    platform::hash_append(h, sv(kv.value));
+    platform::hash_append(h, to_sv(kv.key));
+    platform::hash_append(h, to_sv(kv.value));
     s.annotation_hashes.push_back(h);
   }
 

@@ -2,6 +2,7 @@
 
 #include <unordered_map>
 
+#include "hami/plugin.hpp"
 #include "k8s/json_path.hpp"
 #include "k8s/json_read.hpp"
 
@@ -10,10 +11,6 @@ namespace hami::k8s {
 namespace {
 
 using rapidjson::Value;
-
-std::string_view sv(hami_str s) noexcept {
-  return {s.ptr, s.len};
-}
 
 hami_str hs(std::string_view s) noexcept {
   return {s.data(), s.size()};
@@ -29,13 +26,13 @@ class KvAppender {
 
   // Returns the position of the key in `out`.
   size_t append(hami_str key, hami_str value) {
-    if (const auto found = find(sv(key))) {
+    if (const auto found = find(to_sv(key))) {
       out_[*found].value = value;
       return *found;
     }
     out_.push_back({key, value});
     if (!index_.empty())
-      index_.emplace(sv(key), out_.size() - 1);
+      index_.emplace(to_sv(key), out_.size() - 1);
     return out_.size() - 1;
   }
 
@@ -45,14 +42,14 @@ class KvAppender {
   std::optional<size_t> find(std::string_view key) {
     if (out_.size() <= kScanLimit) {
       for (size_t i = 0; i < out_.size(); ++i) {
-        if (sv(out_[i].key) == key)
+        if (to_sv(out_[i].key) == key)
           return i;
       }
       return std::nullopt;
     }
     if (index_.empty()) {
       for (size_t i = 0; i < out_.size(); ++i)
-        index_.emplace(sv(out_[i].key), i);
+        index_.emplace(to_sv(out_[i].key), i);
     }
     const auto it = index_.find(key);
     if (it == index_.end())
@@ -66,8 +63,8 @@ class KvAppender {
 
 std::optional<std::string_view> find_kv(const std::vector<hami_kv>& kvs, std::string_view key) {
   for (const hami_kv& kv : kvs) {
-    if (sv(kv.key) == key)
-      return sv(kv.value);
+    if (to_sv(kv.key) == key)
+      return to_sv(kv.value);
   }
   return std::nullopt;
 }
@@ -278,7 +275,7 @@ std::optional<std::string_view> PodModel::env(size_t container, std::string_view
 bool PodModel::env_is_literal(size_t container, std::string_view name) const {
   const ContainerData& data = data_.at(container);
   for (size_t i = 0; i < data.env.size(); ++i) {
-    if (sv(data.env[i].key) == name)
+    if (to_sv(data.env[i].key) == name)
       return data.env_literal[i] != 0;
   }
   return false;
@@ -288,9 +285,9 @@ Change PodModel::set_limit(size_t container, std::string_view resource, std::str
   ContainerData& data = data_.at(container);
   ContainerJson& where = json_.at(container);
   for (hami_kv& kv : data.limits) {
-    if (sv(kv.key) != resource)
+    if (to_sv(kv.key) != resource)
       continue;
-    if (sv(kv.value) == quantity)
+    if (to_sv(kv.value) == quantity)
       return Change::None;
     kv.value = own(quantity);
     return Change::Replaced;
@@ -306,9 +303,9 @@ EnvChange PodModel::set_env(size_t container, std::string_view name, std::string
   ContainerData& data = data_.at(container);
   ContainerJson& where = json_.at(container);
   for (size_t i = 0; i < data.env.size(); ++i) {
-    if (sv(data.env[i].key) != name)
+    if (to_sv(data.env[i].key) != name)
       continue;
-    if (data.env_literal[i] != 0 && sv(data.env[i].value) == value) {
+    if (data.env_literal[i] != 0 && to_sv(data.env[i].value) == value) {
       return {Change::None, data.env_json_index[i]};
     }
     data.env[i].value = own(value);
@@ -326,7 +323,7 @@ EnvChange PodModel::set_env(size_t container, std::string_view name, std::string
 }
 
 Change PodModel::set_scheduler_name(std::string_view name) {
-  if (has_scheduler_name_ && sv(view_.scheduler_name) == name)
+  if (has_scheduler_name_ && to_sv(view_.scheduler_name) == name)
     return Change::None;
   const Change change = has_scheduler_name_ ? Change::Replaced : Change::Added;
   view_.scheduler_name = own(name);
@@ -335,7 +332,7 @@ Change PodModel::set_scheduler_name(std::string_view name) {
 }
 
 Change PodModel::set_runtime_class_name(std::string_view name) {
-  if (has_runtime_class_name_ && sv(view_.runtime_class_name) == name)
+  if (has_runtime_class_name_ && to_sv(view_.runtime_class_name) == name)
     return Change::None;
   const Change change = has_runtime_class_name_ ? Change::Replaced : Change::Added;
   view_.runtime_class_name = own(name);

@@ -2,17 +2,12 @@
 
 #include <functional>
 
+#include "hami/plugin.hpp"
 #include "platform/text_hash.hpp"
 
 namespace hami::scheduling {
 
-namespace {
-
-std::string_view sv(hami_str s) {
-  return {s.ptr, s.len};
-}
-
-}  // namespace
+namespace {}  // namespace
 
 HealthLoop::HealthLoop(Scheduler& scheduler, cluster::ClusterState& cluster,
                        std::chrono::milliseconds period, std::function<bool()> active)
@@ -86,14 +81,14 @@ uint64_t HealthLoop::node_fingerprint(const k8s::NodeModel& node) const {
   mix("\x02"
       "allocatable");
   for (size_t i = 0; i < view.allocatable_len; ++i) {
-    mix(sv(view.allocatable[i].key));
-    mix(sv(view.allocatable[i].value));
+    mix(to_sv(view.allocatable[i].key));
+    mix(to_sv(view.allocatable[i].value));
   }
   mix("\x02"
       "capacity");
   for (size_t i = 0; i < view.capacity_len; ++i) {
-    mix(sv(view.capacity[i].key));
-    mix(sv(view.capacity[i].value));
+    mix(to_sv(view.capacity[i].key));
+    mix(to_sv(view.capacity[i].value));
   }
   return h;
 }

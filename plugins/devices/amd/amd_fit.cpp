@@ -6,6 +6,7 @@
 #include "amd_names.hpp"
 #include "errors.hpp"
 #include "fit_reasons.hpp"
+#include "hami/plugin.hpp"
 #include "kv_list.hpp"
 #include "selectors.hpp"
 
@@ -48,11 +49,11 @@ FitResult fit(const hami_fit_input& in, std::span<hami_fit_pick> picks, std::str
       tally.add(FitReason::CardCordoned);
       continue;
     }
-    if (!type_allowed(type_sel, sv(d.type))) {
+    if (!type_allowed(type_sel, to_sv(d.type))) {
       tally.add(FitReason::CardTypeMismatch);
       continue;
     }
-    if (!uuid_allowed(uuid_sel, sv(d.id))) {
+    if (!uuid_allowed(uuid_sel, to_sv(d.id))) {
       tally.add(FitReason::CardUuidMismatch);
       continue;
     }

@@ -4,6 +4,7 @@
 #include <limits>
 
 #include "errors.hpp"
+#include "hami/plugin.hpp"
 #include "text.hpp"
 
 namespace hami::devices {
@@ -34,8 +35,8 @@ void encode_allocation(std::span<const hami_container_alloc> containers, std::st
     }
     for (std::size_t d = 0; d < ctr.devices_len; ++d) {
       const hami_alloc_device& dev = ctr.devices[d];
-      const std::string_view id = sv(dev.id);
-      const std::string_view type = sv(dev.type);
+      const std::string_view id = to_sv(dev.id);
+      const std::string_view type = to_sv(dev.type);
       check_field(id, "id", c);
       check_field(type, "type", c);
       out.append(id);

@@ -1,6 +1,7 @@
 #include "container.hpp"
 
 #include "errors.hpp"
+#include "hami/plugin.hpp"
 
 namespace hami::devices {
 
@@ -10,7 +11,7 @@ ContainerRef container_at(const hami_pod_view& pod, std::size_t index) {
                        std::to_string(pod.containers_len) + " containers)");
   }
   const hami_container_view& c = pod.containers[index];
-  return ContainerRef{sv(c.name), KvList(c.limits, c.limits_len),
+  return ContainerRef{to_sv(c.name), KvList(c.limits, c.limits_len),
                       KvList(c.requests, c.requests_len), KvList(c.env, c.env_len)};
 }
 

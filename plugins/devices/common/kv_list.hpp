@@ -10,6 +10,7 @@
 #include <string_view>
 
 #include "hami/plugin.h"
+#include "hami/plugin.hpp"
 #include "text.hpp"
 
 namespace hami::devices {
@@ -26,8 +27,8 @@ class KvList {
     if (key.empty())
       return std::nullopt;
     for (std::size_t i = 0; i < len_; ++i) {
-      if (sv(items_[i].key) == key)
-        return sv(items_[i].value);
+      if (to_sv(items_[i].key) == key)
+        return to_sv(items_[i].value);
     }
     return std::nullopt;
   }

@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <limits>
 
+#include "hami/plugin.hpp"
 #include "text.hpp"
 
 namespace hami::devices {
@@ -87,10 +88,10 @@ PairMatrix::PairMatrix(std::span<const std::string_view> ids,
     return ids.size();
   };
   for (const hami_pair_score& s : scores) {
-    const std::size_t from = index_of(sv(s.from_id));
+    const std::size_t from = index_of(to_sv(s.from_id));
     if (from == n_)
       continue;
-    const std::size_t to = index_of(sv(s.to_id));
+    const std::size_t to = index_of(to_sv(s.to_id));
     if (to == n_ || to == from)
       continue;
     m_[from * n_ + to] = s.score;

@@ -9,12 +9,10 @@
 #include <string_view>
 
 #include "hami/plugin.h"
+#include "hami/plugin.hpp"
 
 namespace hami::devices {
 
-inline std::string_view sv(hami_str s) noexcept {
-  return s.len == 0 ? std::string_view{} : std::string_view{s.ptr, s.len};
-}
 inline hami_str hs(std::string_view s) noexcept {
   return hami_str{s.data(), s.size()};
 }

@@ -8,6 +8,7 @@
 
 #include "errors.hpp"
 #include "fit_reasons.hpp"
+#include "hami/plugin.hpp"
 #include "kv_list.hpp"
 #include "nvidia_names.hpp"
 #include "pair_selection.hpp"
@@ -78,8 +79,8 @@ FitResult fit(const hami_fit_input& in, std::span<hami_fit_pick> picks, std::str
       tally.add(FitReason::CardCordoned);
       continue;
     }
-    const std::string_view mode = d.mode.len == 0 ? kModeHamiCore : sv(d.mode);
-    if (!type_allowed(sel.type, sv(d.type)) ||
+    const std::string_view mode = d.mode.len == 0 ? kModeHamiCore : to_sv(d.mode);
+    if (!type_allowed(sel.type, to_sv(d.type)) ||
         (sel.mode && sel.mode->find(mode) == std::string_view::npos)) {
       tally.add(FitReason::CardTypeMismatch);
       continue;
@@ -94,7 +95,7 @@ FitResult fit(const hami_fit_input& in, std::span<hami_fit_pick> picks, std::str
       picked_cores = 0;
       prev_numa = d.numa;
     }
-    if (!uuid_allowed(sel.uuid, sv(d.id))) {
+    if (!uuid_allowed(sel.uuid, to_sv(d.id))) {
       tally.add(FitReason::CardUuidMismatch);
       continue;
     }
@@ -159,7 +160,7 @@ FitResult fit(const hami_fit_input& in, std::span<hami_fit_pick> picks, std::str
         std::vector<std::string_view> ids;
         ids.reserve(pool.size());
         for (const auto& p : pool)
-          ids.push_back(sv(in.devices[p.device].device->id));
+          ids.push_back(to_sv(in.devices[p.device].device->id));
         const PairMatrix scores(ids, std::span(in.pair_scores, in.pair_scores_len));
         chosen = need == 1 ? std::vector<std::size_t>{least_connected(scores)}
                            : best_connected(scores, need, kMaxCombinations);
