@@ -4,6 +4,7 @@
 
 #include <algorithm>
 #include <nlohmann/json.hpp>
+#include <regex>
 #include <thread>
 
 #include "invariants.hpp"
@@ -81,6 +82,11 @@ std::vector<std::string> model_nodes_json() {
   return out;
 }
 
+std::string violation_kind(const std::string& violation) {
+  const std::regex digits("[0-9]+");
+  return std::regex_replace(violation, digits, "#");
+}
+
 scheduling::AllocateAt mode_of(uint64_t seed) {
   return seed % 2 == 0 ? scheduling::AllocateAt::Bind : scheduling::AllocateAt::Filter;
 }
@@ -116,6 +122,7 @@ GenContext ModelRun::context() const {
   ctx.filter_writes = mode_ == scheduling::AllocateAt::Filter;
   ctx.watches = backend_.has_watches();
   ctx.last_fit = &last_fit_;
+  ctx.avoid = avoid_;
   return ctx;
 }
 
@@ -354,11 +361,21 @@ std::string ModelRun::step(const Op& op, std::vector<std::string>& violations) {
 }
 
 std::string RunResult::report(std::string_view backend) const {
-  std::string out =
-      "model run failed: backend " + std::string(backend) + ", seed " + std::to_string(seed) +
-      ", allocateAt " + (mode == scheduling::AllocateAt::Bind ? "bind" : "filter") + ", after " +
-      std::to_string(ops.size()) + " operations\nreplay: HAMI_MODEL_SEED=" + std::to_string(seed) +
-      " HAMI_MODEL_OPS=" + std::to_string(ops.size()) + "\nviolations:\n";
+  std::string out = "model run failed: backend " + std::string(backend) + ", seed " +
+                    std::to_string(seed) + ", allocateAt " +
+                    (mode == scheduling::AllocateAt::Bind ? "bind" : "filter") + ", after " +
+                    std::to_string(ops.size()) + " operations\n";
+  std::string avoid;
+  for (const auto& a : avoided)
+    avoid += (avoid.empty() ? "" : ",") + a;
+  if (shortened) {
+    out += "(a shortened list of the seed's operations, replayed as listed)\n";
+  } else {
+    out += "replay: HAMI_MODEL_SEED=" + std::to_string(seed) +
+           " HAMI_MODEL_OPS=" + std::to_string(ops.size()) +
+           (avoid.empty() ? "" : " HAMI_MODEL_AVOID=" + avoid) + "\n";
+  }
+  out += "violations:\n";
   for (const auto& v : violations)
     out += "  " + v + "\n";
   out += "operations:\n";
@@ -371,12 +388,16 @@ namespace {
 
 RunResult execute(ModelEnv& env, const BackendFactory& factory, uint64_t seed,
                   const std::vector<Op>* fixed, int count,
-                  std::chrono::steady_clock::time_point deadline) {
+                  std::chrono::steady_clock::time_point deadline,
+                  const std::set<std::string>& avoid) {
   RunResult result;
   result.seed = seed;
   result.mode = mode_of(seed);
+  result.shortened = fixed != nullptr;
+  result.avoided = avoid;
   const auto backend = factory(model_nodes_json());
   ModelRun run(env, *backend, result.mode);
+  run.avoid(avoid);
   OpGenerator generator(seed);
   const int total = fixed ? static_cast<int>(fixed->size()) : count;
   for (int i = 0; i < total; ++i) {
@@ -402,19 +423,20 @@ RunResult execute(ModelEnv& env, const BackendFactory& factory, uint64_t seed,
 }
 
 std::string kind_of(const std::string& violation) {
-  return violation.substr(0, violation.find(':'));
+  return violation_kind(violation);
 }
 
 }  // namespace
 
 RunResult run_seed(ModelEnv& env, const BackendFactory& factory, uint64_t seed, int ops,
-                   std::chrono::steady_clock::time_point deadline) {
-  return execute(env, factory, seed, nullptr, ops, deadline);
+                   std::chrono::steady_clock::time_point deadline,
+                   const std::set<std::string>& avoid) {
+  return execute(env, factory, seed, nullptr, ops, deadline, avoid);
 }
 
 RunResult replay(ModelEnv& env, const BackendFactory& factory, uint64_t seed,
                  const std::vector<Op>& ops) {
-  return execute(env, factory, seed, &ops, 0, std::chrono::steady_clock::time_point::max());
+  return execute(env, factory, seed, &ops, 0, std::chrono::steady_clock::time_point::max(), {});
 }
 
 std::vector<Op> shrink(ModelEnv& env, const BackendFactory& factory, const RunResult& failed,
@@ -428,26 +450,26 @@ std::vector<Op> shrink(ModelEnv& env, const BackendFactory& factory, const RunRe
                                      [&](const auto& v) { return kind_of(v) == kind; });
   };
   std::vector<Op> ops = failed.ops;
-  for (size_t chunk = std::max<size_t>(ops.size() / 2, 1); chunk >= 1; chunk /= 2) {
-    bool removed = true;
-    while (removed) {
-      removed = false;
+  // Passes of halving chunk sizes until a whole pass removes nothing (a
+  // later pass may remove pairs that only go together).
+  for (size_t before = 0; before != ops.size();) {
+    before = ops.size();
+    for (size_t chunk = std::max<size_t>(ops.size() / 2, 1);;
+         chunk = chunk > 4 ? chunk / 2 : chunk - 1) {
       for (size_t start = 0; start + chunk <= ops.size();) {
         if (std::chrono::steady_clock::now() > deadline)
           return ops;
         std::vector<Op> candidate(ops.begin(), ops.begin() + static_cast<long>(start));
         candidate.insert(candidate.end(), ops.begin() + static_cast<long>(start + chunk),
                          ops.end());
-        if (!candidate.empty() && still_fails(candidate)) {
+        if (!candidate.empty() && still_fails(candidate))
           ops = std::move(candidate);
-          removed = true;
-        } else {
-          start += chunk;
-        }
+        else
+          start += chunk <= 4 ? 1 : chunk;
       }
+      if (chunk == 1)
+        break;
     }
-    if (chunk == 1)
-      break;
   }
   return ops;
 }

@@ -43,6 +43,7 @@ class ModelRun {
   std::string step(const Op& op, std::vector<std::string>& violations);
 
   GenContext context() const;
+  void avoid(std::set<std::string> scenarios) { avoid_ = std::move(scenarios); }
   // The stored state as the last check saw it (nothing changes in between).
   const StoredState& stored() const { return current_; }
 
@@ -79,6 +80,7 @@ class ModelRun {
   std::map<std::string, std::string> stale_uid_;              // name → a former uid
   int uid_counter_ = 0;
   std::optional<BindCheck> bind_check_;
+  std::set<std::string> avoid_;
   StoredState current_;
 };
 
@@ -89,9 +91,15 @@ struct RunResult {
   std::vector<std::string> log;         // one line per op: text and outcome
   std::vector<std::string> violations;  // of the last op, when it failed
   bool failed() const { return !violations.empty(); }
+  bool shortened = false;  // ops is a shortened list, not a seed's prefix
+  std::set<std::string> avoided;
   // The seed, the mode, the violations and every operation, one a line.
   std::string report(std::string_view backend) const;
 };
+
+// A violation with its numbers blanked: the same bug in another seed
+// (other pods, nodes, sizes) reads the same.
+std::string violation_kind(const std::string& violation);
 
 // Mode of a seed: even seeds allocate at bind, odd ones at filter.
 scheduling::AllocateAt mode_of(uint64_t seed);
@@ -99,15 +107,16 @@ scheduling::AllocateAt mode_of(uint64_t seed);
 // Generates and runs up to `ops` operations from `seed`, stopping at the
 // first violated invariant or at `deadline`.
 RunResult run_seed(ModelEnv& env, const BackendFactory& factory, uint64_t seed, int ops,
-                   std::chrono::steady_clock::time_point deadline);
+                   std::chrono::steady_clock::time_point deadline,
+                   const std::set<std::string>& avoid = {});
 
 // Runs exactly `ops` (a replay: no generator).
 RunResult replay(ModelEnv& env, const BackendFactory& factory, uint64_t seed,
                  const std::vector<Op>& ops);
 
-// A shorter list that still fails with a violation of the same kind (its
-// text before the first ':'), by removing chunks while it does; bounded
-// by `deadline`.
+// A shorter list that still fails with a violation of the same kind
+// (violation_kind), by removing chunks while it does; bounded by
+// `deadline`.
 std::vector<Op> shrink(ModelEnv& env, const BackendFactory& factory, const RunResult& failed,
                        std::chrono::steady_clock::time_point deadline);
 

@@ -49,7 +49,9 @@
 // HAMI_MODEL_FIRST_SEED pick a range; HAMI_MODEL_SECONDS bounds the wall
 // time of each test (it stops early and still passes when the time runs
 // out, saying how far it got); HAMI_MODEL_SHRINK=1 also prints a shortened
-// operation list that still fails the same way. scripts/model-campaign.sh
+// operation list that still fails the same way; HAMI_MODEL_AVOID=rebind,
+// unfiltered-bind,binding-after leaves out scenarios of known bugs (operations.hpp) to
+// look past them. scripts/model-campaign.sh
 // runs long campaigns.
 #include <gtest/gtest.h>
 
@@ -57,7 +59,8 @@
 #include <cstdlib>
 #include <iostream>
 #include <map>
-#include <regex>
+#include <set>
+#include <sstream>
 #include <string>
 
 #include "file_backend.hpp"
@@ -80,6 +83,7 @@ struct Budget {
   uint64_t seeds;
   int ops;
   std::chrono::seconds wall;
+  std::set<std::string> avoid;
 };
 
 Budget budget(uint64_t seeds, int ops, int seconds) {
@@ -91,6 +95,13 @@ Budget budget(uint64_t seeds, int ops, int seconds) {
     b.seeds = 1;
   }
   b.ops = static_cast<int>(env_number("HAMI_MODEL_OPS", static_cast<uint64_t>(ops)));
+  if (const char* avoid = std::getenv("HAMI_MODEL_AVOID")) {
+    std::stringstream list(avoid);
+    for (std::string item; std::getline(list, item, ',');) {
+      if (!item.empty())
+        b.avoid.insert(item);
+    }
+  }
   b.wall = std::chrono::seconds(env_number("HAMI_MODEL_SECONDS", static_cast<uint64_t>(seconds)));
   return b;
 }
@@ -106,13 +117,12 @@ void run_campaign(std::string_view backend, const BackendFactory& factory, const
   // Distinct failures: the first violation with its numbers blanked, and
   // the first seed that showed it.
   std::map<std::string, std::pair<uint64_t, int>> kinds;
-  const std::regex digits("[0-9]+");
   for (uint64_t seed = b.first_seed; seed < b.first_seed + b.seeds; ++seed) {
     if (std::chrono::steady_clock::now() > deadline) {
       out_of_time = true;
       break;
     }
-    const RunResult result = run_seed(env, factory, seed, b.ops, deadline);
+    const RunResult result = run_seed(env, factory, seed, b.ops, deadline, b.avoid);
     ++seeds_run;
     ops_run += result.ops.size();
     if (!result.failed()) {
@@ -121,7 +131,7 @@ void run_campaign(std::string_view backend, const BackendFactory& factory, const
       continue;
     }
     ++failures;
-    auto& kind = kinds[std::regex_replace(result.violations.front(), digits, "#")];
+    auto& kind = kinds[violation_kind(result.violations.front())];
     if (kind.second++ == 0)
       kind.first = seed;
     if (failures <= 3) {

@@ -203,10 +203,10 @@ Op OpGenerator::next(const StoredState& stored, const GenContext& ctx) {
         op.kind = OpKind::gate;
       break;
     case OpKind::filter: {
-      // kube-scheduler filters pods that are not bound yet.
+      // kube-scheduler filters pods that are pending and not bound yet.
       std::vector<const StoredPod*> pending;
       for (const auto* p : live) {
-        if (p->node_name.empty())
+        if (p->node_name.empty() && p->phase == "Pending")
           pending.push_back(p);
       }
       if (!pending.empty()) {
@@ -233,7 +233,14 @@ Op OpGenerator::next(const StoredState& stored, const GenContext& ctx) {
       break;
     }
     case OpKind::bind: {
-      const StoredPod* p = any_live();
+      // Any pod but a completed one (kube-scheduler binds only pods it
+      // filtered; a retried bind may find the pod bound already).
+      std::vector<const StoredPod*> bindable;
+      for (const auto* p : live) {
+        if (p->phase != "Succeeded")
+          bindable.push_back(p);
+      }
+      const StoredPod* p = bindable.empty() ? nullptr : bindable[below(bindable.size())];
       if (p == nullptr) {
         op.kind = OpKind::clock;
         op.seconds = 30;
@@ -262,9 +269,22 @@ Op OpGenerator::next(const StoredState& stored, const GenContext& ctx) {
       } else {
         op.node = ctx.nodes[below(ctx.nodes.size())];
       }
+      if (ctx.avoid.contains("rebind") && !p->node_name.empty() && op.node != p->node_name)
+        op.node = p->node_name;
+      if (ctx.avoid.contains("unfiltered-bind") && ctx.filter_writes) {
+        const auto assigned = p->annotation(kAssignedNode);
+        if (!assigned || !p->annotation(kAllocated)) {
+          op.kind = OpKind::filter;
+          op.node.clear();
+          break;
+        }
+        op.node = *assigned;
+      }
       const int u = static_cast<int>(below(100));
       op.uid = u < 88 ? UidChoice::live : u < 96 ? UidChoice::stale : UidChoice::bogus;
       op.fault = draw_fault(false);
+      if (ctx.avoid.contains("binding-after") && op.fault == Fault::binding_after)
+        op.fault = Fault::binding_before;
       break;
     }
     case OpKind::clock:
