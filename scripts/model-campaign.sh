@@ -8,7 +8,7 @@
 #   scripts/model-campaign.sh [-b file|kube|both] [-s SEEDS] [-o OPS]
 #                             [-f FIRST_SEED] [-t SECONDS] [-a AVOID] [-B BUILD_DIR]
 #
-# -a takes HAMI_MODEL_AVOID's list (rebind,unfiltered-bind,binding-after)
+# -a takes HAMI_MODEL_AVOID's list (rebind,unfiltered-bind,binding-after,refilter)
 # to look past known bugs. Replay one failure with the HAMI_MODEL_SEED and
 # HAMI_MODEL_OPS it prints; HAMI_MODEL_SHRINK=1 shortens it.
 set -euo pipefail

@@ -27,8 +27,8 @@ kube::KubeClusterOptions cluster_options() {
   o.instance = "model-host";
   o.list_page_size = 50;
   o.watch_timeout = std::chrono::seconds(60);
-  o.backoff_initial = std::chrono::milliseconds(5);
-  o.backoff_max = std::chrono::milliseconds(50);
+  o.backoff_initial = std::chrono::milliseconds(20);
+  o.backoff_max = std::chrono::milliseconds(100);
   return o;
 }
 

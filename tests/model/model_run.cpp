@@ -265,53 +265,64 @@ void ModelRun::check(std::vector<std::string>& violations) {
   violations.insert(violations.end(), found.begin(), found.end());
 }
 
-std::string ModelRun::step(const Op& op, std::vector<std::string>& violations) {
-  const StoredState& before = current_;
+// A change made behind the scheduler's back (a user, the kubelet, the
+// device plugin), straight to the store.
+std::string ModelRun::mutate(const Op& op, const StoredState& before) {
   const StoredPod* pod = op.pod.empty() ? nullptr : before.pod(kNamespace, op.pod);
-  std::string outcome;
   switch (op.kind) {
     case OpKind::create:
       if (pod != nullptr) {
-        outcome = "skipped (exists)";
-        break;
+        return "skipped (exists)";
       }
       backend_.put_pod(pod_json(op.pod, next_uid(op.pod), op.limits));
-      outcome = "created";
-      break;
+      return "created";
     case OpKind::remove:
       if (pod == nullptr) {
-        outcome = "skipped (absent)";
-        break;
+        return "skipped (absent)";
       }
       forget(before, *pod);
       backend_.remove_pod(kNamespace, op.pod);
-      outcome = "deleted " + pod->uid;
-      break;
+      return "deleted " + pod->uid;
     case OpKind::recreate: {
       if (pod == nullptr) {
-        outcome = "skipped (absent)";
-        break;
+        return "skipped (absent)";
       }
       forget(before, *pod);
       backend_.remove_pod(kNamespace, op.pod);
       const std::string uid = next_uid(op.pod);
       backend_.put_pod(pod_json(op.pod, uid, op.limits));
-      outcome = "replaced " + pod->uid + " by " + uid;
-      break;
+      return "replaced " + pod->uid + " by " + uid;
     }
     case OpKind::complete: {
       if (pod == nullptr) {
-        outcome = "skipped (absent)";
-        break;
+        return "skipped (absent)";
       }
       forget(before, *pod);
       json object = json::parse(pod->json);
       object["status"]["phase"] = "Succeeded";
       object["metadata"].erase("resourceVersion");
       backend_.put_pod(object.dump());
-      outcome = "Succeeded";
-      break;
+      return "Succeeded";
     }
+    case OpKind::finish:
+      return pod == nullptr ? "skipped (absent)" : run_finish(before, *pod);
+    default:
+      return "nothing";
+  }
+}
+
+std::string ModelRun::step(const Op& op, std::vector<std::string>& violations) {
+  const StoredState& before = current_;
+  const StoredPod* pod = op.pod.empty() ? nullptr : before.pod(kNamespace, op.pod);
+  std::string outcome;
+  switch (op.kind) {
+    case OpKind::create:
+    case OpKind::remove:
+    case OpKind::recreate:
+    case OpKind::complete:
+    case OpKind::finish:
+      outcome = mutate(op, before);
+      break;
     case OpKind::filter:
       outcome = pod == nullptr ? "skipped (absent)" : run_filter(op, *pod);
       break;
@@ -331,9 +342,6 @@ std::string ModelRun::step(const Op& op, std::vector<std::string>& violations) {
     case OpKind::bind:
       outcome = pod == nullptr ? "skipped (absent)" : run_bind(op, *pod);
       break;
-    case OpKind::finish:
-      outcome = pod == nullptr ? "skipped (absent)" : run_finish(before, *pod);
-      break;
     case OpKind::clock:
       env_.now += op.seconds;
       outcome = "now " + std::to_string(env_.now.load());
@@ -348,13 +356,19 @@ std::string ModelRun::step(const Op& op, std::vector<std::string>& violations) {
       outcome = gate_.empty() ? "open" : "closed";
       break;
     case OpKind::drop_watches:
-      backend_.drop_watches();
-      outcome = "dropped";
+    case OpKind::expire_history: {
+      // The change is made at once, while the cache is blind: the
+      // re-watch (or the relist after 410) has to catch it up.
+      if (op.kind == OpKind::drop_watches)
+        backend_.drop_watches();
+      else
+        backend_.expire_history();
+      Op change = op;
+      change.kind = op.then;
+      outcome = (op.kind == OpKind::drop_watches ? "dropped, " : "compacted and dropped, ") +
+                mutate(change, before);
       break;
-    case OpKind::expire_history:
-      backend_.expire_history();
-      outcome = "compacted and dropped";
-      break;
+    }
   }
   check(violations);
   return outcome;

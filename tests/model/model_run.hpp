@@ -50,6 +50,7 @@ class ModelRun {
  private:
   void build_scheduler();
   void forget(const StoredState& before, const StoredPod& pod);
+  std::string mutate(const Op& op, const StoredState& before);
   std::string next_uid(const std::string& name);
   std::string run_filter(const Op& op, const StoredPod& pod);
   std::string run_bind(const Op& op, const StoredPod& pod);

@@ -56,6 +56,8 @@ std::string_view uid_name(UidChoice u) {
 
 std::string describe(const Op& op) {
   std::string out(kind_name(op.kind));
+  if (op.kind == OpKind::drop_watches || op.kind == OpKind::expire_history)
+    out += " then " + std::string(kind_name(op.then));
   if (!op.pod.empty())
     out += " " + op.pod;
   if (op.kind == OpKind::bind)
@@ -206,7 +208,8 @@ Op OpGenerator::next(const StoredState& stored, const GenContext& ctx) {
       // kube-scheduler filters pods that are pending and not bound yet.
       std::vector<const StoredPod*> pending;
       for (const auto* p : live) {
-        if (p->node_name.empty() && p->phase == "Pending")
+        if (p->node_name.empty() && p->phase == "Pending" &&
+            !(ctx.avoid.contains("refilter") && p->annotation(kAllocated)))
           pending.push_back(p);
       }
       if (!pending.empty()) {
@@ -290,10 +293,35 @@ Op OpGenerator::next(const StoredState& stored, const GenContext& ctx) {
     case OpKind::clock:
       op.seconds = chance(50) ? 301 : 30;
       break;
+    case OpKind::drop_watches:
+    case OpKind::expire_history: {
+      std::vector<const StoredPod*> binding;
+      for (const auto* p : live) {
+        if (!p->node_name.empty() && p->annotation(kBindPhase) == "allocating")
+          binding.push_back(p);
+      }
+      const int t = static_cast<int>(below(100));
+      if (t < 25 && !free_names.empty()) {
+        op.then = OpKind::create;
+        op.pod = free_names[below(free_names.size())];
+        op.limits = draw_limits(stored);
+      } else if (t < 50 && !binding.empty()) {
+        op.then = OpKind::finish;
+        op.pod = binding[below(binding.size())]->name;
+      } else if (const auto* p = any_live()) {
+        op.then = t < 70 ? OpKind::recreate : t < 90 ? OpKind::remove : OpKind::complete;
+        op.pod = p->name;
+        if (op.then == OpKind::recreate)
+          op.limits = draw_limits(stored);
+      } else if (!free_names.empty()) {
+        op.then = OpKind::create;
+        op.pod = free_names[below(free_names.size())];
+        op.limits = draw_limits(stored);
+      }
+      break;
+    }
     case OpKind::leader:
     case OpKind::gate:
-    case OpKind::drop_watches:
-    case OpKind::expire_history:
       break;
   }
   return op;

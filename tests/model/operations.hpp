@@ -27,8 +27,9 @@ enum class OpKind {
   clock,           // the clock moves `seconds` on
   leader,          // the scheduler is destroyed and built again over the same cluster
   gate,            // SchedulerOptions::gate closes (or opens again)
-  drop_watches,    // every watch stream is cut
-  expire_history,  // the server forgets its history and cuts the watches: relist
+  drop_watches,    // every watch stream is cut, then `then` is made on the server at once
+  expire_history,  // the server forgets its history and cuts the watches, then `then`
+                   // is made at once: the re-watch gets 410 and relists
 };
 
 enum class UidChoice { live, stale, bogus };
@@ -41,6 +42,9 @@ struct Op {
   Fault fault = Fault::none;
   std::string limits;  // JSON array of per-container limits objects
   int64_t seconds = 0;
+  // drop_watches / expire_history: the change made while the cache is
+  // blind (create, remove, recreate, complete or finish of `pod`).
+  OpKind then = OpKind::create;
 };
 
 std::string describe(const Op& op);
@@ -55,6 +59,7 @@ struct GenContext {
   //   unfiltered-bind allocateAt filter: a bind to another node than the
   //                   one the pod's allocation names, or of a pod without one
   //   binding-after   a Binding stored and then answered 5xx
+  //   refilter        a filter of a pod that carries an allocation already
   std::set<std::string> avoid;
   // Per pod uid, the nodes its last filter found fitting.
   const std::map<std::string, std::vector<std::string>>* last_fit = nullptr;
