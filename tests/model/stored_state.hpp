@@ -1,0 +1,56 @@
+// What a backend really stores (the file snapshot, or the fake API server's
+// objects — never a cache), parsed here independently of the plugins and
+// of host/: the pods and nodes the reference model is computed from.
+#pragma once
+
+#include <cstdint>
+#include <map>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+namespace hami::model {
+
+struct StoredPod {
+  std::string ns;
+  std::string name;
+  std::string uid;
+  std::string node_name;  // spec.nodeName
+  std::string phase;      // status.phase
+  bool managed = false;   // asks for nvidia.com/gpu
+  std::map<std::string, std::string> annotations;
+  std::string json;  // the stored object
+
+  std::optional<std::string> annotation(std::string_view key) const;
+};
+
+struct StoredDevice {
+  std::string id;
+  int64_t memory = 0;
+  int64_t cores = 0;
+  int32_t slots = 0;
+};
+
+struct StoredNode {
+  std::string name;
+  std::vector<StoredDevice> devices;  // from hami.io/node-nvidia-register
+  std::optional<std::string> lock;    // hami.io/mutex.lock
+  std::string json;
+};
+
+struct StoredState {
+  std::vector<StoredPod> pods;
+  std::vector<StoredNode> nodes;
+
+  const StoredPod* pod(std::string_view ns, std::string_view name) const;
+  const StoredNode* node(std::string_view name) const;
+};
+
+// Parses one Pod / Node object as JSON text (throws std::invalid_argument).
+StoredPod parse_stored_pod(std::string_view json);
+StoredNode parse_stored_node(std::string_view json);
+// Parses a `List` document (FileClusterState::to_json()).
+StoredState parse_stored_list(std::string_view json);
+
+}  // namespace hami::model
