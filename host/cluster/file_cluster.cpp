@@ -584,6 +584,10 @@ void FileClusterState::patch_pod_metadata(std::string_view namespace_, std::stri
     Value& meta = ensure_object(doc, "metadata", a);
     apply_writes(meta, "annotations", patch.annotations, a);
     apply_writes(meta, "labels", patch.labels, a);
+    // As the API server: a patch that changes nothing writes nothing (no
+    // new resourceVersion, no watch event).
+    if (to_compact_json(doc) == stored.json)
+      return;
     set_string(meta, "resourceVersion", next_revision(), a);
     std::shared_ptr<const PodRecord> record;
     try {

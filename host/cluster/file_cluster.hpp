@@ -11,7 +11,7 @@
 //
 // Writes bump a store-wide revision and set the object's resourceVersion to
 // it, so conditional node writes (the node lock) behave like the API
-// server's. Watchers are notified in write order (see ClusterState).
+// server's; as there, a pod patch that changes nothing writes nothing. Watchers are notified in write order (see ClusterState).
 //
 // Objects are kept as their compact JSON text beside the record built from
 // them, and parsed again only when written. A thousand-node snapshot held

@@ -172,6 +172,9 @@ class Scheduler final : private cluster::ClusterWatcher {
   void quotas_changed() override;
 
   int64_t now() const;
+  // Releases this pod's lock on the node its earlier allocation names, if
+  // that is not `node` (see scheduler_bind.cpp).
+  void release_earlier_lock(const cluster::PodRecord& pod, std::string_view node);
   // Takes the node lock for bind; PodGroup members retry contention (see
   // SchedulerOptions::pod_group_lock_retry).
   void lock_node(std::string_view node, const cluster::PodRecord& pod);
@@ -200,6 +203,9 @@ class Scheduler final : private cluster::ClusterWatcher {
   // Takes `write` back while what it wrote is unchanged: stored (taken
   // back), not_stored (nothing of it left), unknown (it may still be there).
   WriteOutcome undo_write(const cluster::PodRecord& pod, const PodWrite& write);
+  // After a write stored: the pod's reservation becomes the charge of the
+  // annotations the cluster state shows, if they carry the write.
+  void confirm_write(std::string_view key);
   // Records on the pod's reservation the write that stores it.
   void attach_write(std::string_view key, std::shared_ptr<const PodWrite> write);
   // Keeps the pod's reservation as one whose write is of unknown outcome.

@@ -112,6 +112,14 @@ std::string Scheduler::bind_devices(const cluster::PodRecord& pod, const PodCont
                                     std::string_view node,
                                     const std::function<std::string()>& succeed) {
   const std::string& key = pod.uid;
+  // allocateAt filter: the devices are filter's; a pod filter gave none
+  // would start on the node without them.
+  if (options_.allocate_at == AllocateAt::Filter && !pod.annotation(kAssignedNodeAnnotation)) {
+    std::string refusal = "pod " + pod.namespace_ + "/" + pod.name +
+                          " has no devices allocated by filter; filter must place it first";
+    event(pod, true, "BindingFailed", refusal);
+    return refusal;
+  }
   bool locked = false;
   // The writes this attempt made, each of which a failure takes back: in
   // filter mode also the allocation filter wrote (held by the
@@ -204,6 +212,8 @@ std::string Scheduler::bind_devices(const cluster::PodRecord& pod, const PodCont
   switch (write_pod(pod, write.patch, error)) {
     case WriteOutcome::stored:
       written = std::move(write);
+      confirm_write(key);
+      release_earlier_lock(pod, node);
       break;
     case WriteOutcome::not_stored:
       return fail(error);
@@ -219,6 +229,24 @@ std::string Scheduler::bind_devices(const cluster::PodRecord& pod, const PodCont
     return fail(e.what(), e.maybe_stored());
   }
   return succeed();
+}
+
+void Scheduler::release_earlier_lock(const cluster::PodRecord& pod, std::string_view node) {
+  // An earlier attempt whose Binding was of unknown outcome kept its lock
+  // on the node it chose. The write just stored was conditional on the
+  // pod's version, unbound: that attempt did not bind it, and its lock
+  // would keep other pods off that node until it expired.
+  const auto earlier = pod.annotation(kAssignedNodeAnnotation);
+  if (!earlier || earlier->empty() || *earlier == node)
+    return;
+  try {
+    locker_.release(*earlier, pod.namespace_, pod.name);
+  } catch (const std::exception& e) {
+    if (options_.logger) {
+      options_.logger->warn("node lock release failed",
+                            {{"node", std::string(*earlier)}, {"error", e.what()}});
+    }
+  }
 }
 
 void Scheduler::lock_node(std::string_view node, const cluster::PodRecord& pod) {

@@ -42,13 +42,32 @@ void Scheduler::release(std::string_view key) {
   // transaction so that a newer version delivered meanwhile lands after
   // this; failed binds are rare enough for readers to wait on that.
   const auto pod = cluster_.pod(existing->namespace_, existing->name);
-  if (pod && pod->uid == key) {
+  // A finished pod holds nothing, whatever it still carries.
+  if (pod && pod->uid == key && pod->phase != "Succeeded" && pod->phase != "Failed") {
     if (const auto allocations = pod_allocations(*pod)) {
       txn->put_pod(annotated_charge(*pod, *allocations, existing));
       return;
     }
   }
   txn->remove_pod(key);
+}
+
+void Scheduler::confirm_write(std::string_view key) {
+  auto txn = ledger_.write();
+  const PodCharge* existing = txn->pod(key);
+  if (existing == nullptr || !existing->reservation || !existing->write)
+    return;
+  // Usually the write's own version has confirmed it already; a write that
+  // changed nothing makes no new version, and no event would.
+  const auto pod = cluster_.pod(existing->namespace_, existing->name);
+  if (!pod || pod->uid != key || !cluster::carries(*pod, existing->write->patch))
+    return;
+  const auto allocations = pod_allocations(*pod);
+  if (!allocations)
+    return;
+  PodCharge charge = annotated_charge(*pod, *allocations, existing);
+  charge.write = existing->write;
+  txn->put_pod(std::move(charge));
 }
 
 void Scheduler::node_upserted(const std::shared_ptr<const k8s::NodeModel>& node) {

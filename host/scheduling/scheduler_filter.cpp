@@ -386,6 +386,7 @@ FilterOutcome Scheduler::run_filter(const hami_pod_view& pod, std::vector<Candid
       event(pod, true, "FilteringFailed", out.error);
       return out;
     }
+    confirm_write(ctx->key);
     out.fit.push_back(f.index);
     event(pod, false, "FilteringSucceed", success_message(node));
     return out;

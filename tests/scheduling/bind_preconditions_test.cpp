@@ -256,3 +256,32 @@ TEST_F(Rollback, NeverWritesToAPodReCreatedMeanwhile) {
 }
 
 }  // namespace
+
+namespace {
+
+// Found by the model test: in filter mode a bind of a pod filter never
+// placed bound it with no devices at all.
+TEST_F(FilterModePreconditions, BindOfAPodFilterDidNotPlaceIsRefused) {
+  add_pod(pod_json("ml", "p", "uid-p", {kGpu3000}), "", "");
+  expect_refused("p", "uid-p", "gpu-a",
+                 "pod ml/p has no devices allocated by filter; filter must place it first");
+  EXPECT_EQ(env.cluster->pod("ml", "p")->node_name, "");
+}
+
+// Found by the model test: filtering a pod again to the same devices in
+// the same second writes nothing new (no new version, no event); the
+// reservation is confirmed from what the pod carries all the same.
+TEST_F(FilterModePreconditions, ARepeatedIdenticalFilterLeavesNoReservation) {
+  const std::string json = pod_json("ml", "p", "uid-p", {kGpu3000});
+  add_pod(json, "", "");
+  const std::vector<std::string> names = {"gpu-a"};
+  ASSERT_EQ(env.scheduler->filter(pod_from_json(json), names).fit, std::vector<size_t>{0});
+  ASSERT_EQ(env.scheduler->filter(pod_from_json(json), names).fit, std::vector<size_t>{0});
+  const auto c = charge("uid-p");
+  ASSERT_TRUE(c);
+  EXPECT_FALSE(c->reservation);
+  EXPECT_EQ(c->held_node, "");
+  EXPECT_EQ(used_on("gpu-a"), 3000);
+}
+
+}  // namespace

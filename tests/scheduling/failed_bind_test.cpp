@@ -289,6 +289,43 @@ TEST_F(FailedBind, LockStoredBeforeAnErrorIsReleased) {
   EXPECT_EQ(scheduler.bind("ml", "q", "uid-q", "gpu-a"), "");
 }
 
+// Found by the model test: a Binding of unknown outcome kept p's lock on
+// gpu-a; p's retry went to gpu-b and succeeded, and the lock on gpu-a
+// stayed for a pod that was not binding there.
+TEST_F(FailedBind, RetryElsewhereReleasesTheEarlierAttemptsLock) {
+  flaky.fail_bind = true;
+  EXPECT_EQ(scheduler.bind("ml", "p", "uid-p", "gpu-a"), "injected: binding failed");
+  ASSERT_TRUE(env.cluster->node("gpu-a")->annotation("hami.io/mutex.lock"));
+  flaky.fail_bind = false;
+  EXPECT_EQ(scheduler.bind("ml", "p", "uid-p", "gpu-b"), "");
+  EXPECT_FALSE(env.cluster->node("gpu-a")->annotation("hami.io/mutex.lock"));
+  EXPECT_TRUE(env.cluster->node("gpu-b")->annotation("hami.io/mutex.lock"));
+  EXPECT_EQ(scheduler.bind("ml", "q", "uid-q", "gpu-a"), "");
+}
+
+// Found by the model test: release() charged a finished pod's leftover
+// annotations again after its failed filter write.
+TEST_F(FailedBind, AFinishedPodIsNotChargedAgainOnRelease) {
+  scheduling::SchedulerOptions filter_mode = options();
+  filter_mode.allocate_at = scheduling::AllocateAt::Filter;
+  scheduling::Scheduler filtering(flaky, env.registry.devices(), env.registry.scheduling(),
+                                  filter_mode);
+  const std::vector<std::string> names = {"gpu-a"};
+  ASSERT_EQ(filtering.filter(q, names).error, "");
+  // q finishes while still carrying its allocation.
+  rapidjson::Document doc;
+  std::string done = pod_json("ml", "q", "uid-q", {big}, {},
+                              R"({"hami.io/vgpu-node":"gpu-a","hami.io/vgpu-devices-allocated":)"
+                              R"("GPU-gpu-a-0,NVIDIA,6000,0:;"})");
+  done.replace(done.find(R"("phase":"Pending")"), 17, R"("phase":"Succeeded")");
+  doc.Parse(done.c_str());
+  env.cluster->upsert(doc);
+  ASSERT_EQ(filtering.ledger().read()->pod("uid-q"), nullptr);
+  flaky.fail_write = true;
+  EXPECT_EQ(filtering.filter(q, names).error, "pod ml/q is not pending (phase Succeeded)");
+  EXPECT_EQ(filtering.ledger().read()->pod("uid-q"), nullptr);
+}
+
 TEST_F(FailedBind, RemovedAllocationFreesTheRoom) {
   flaky.fail_bind_unbound = true;
   EXPECT_EQ(scheduler.bind("ml", "p", "uid-p", "gpu-a"), "injected: binding failed");

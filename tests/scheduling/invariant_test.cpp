@@ -145,6 +145,12 @@ void run_rounds(AllocateAt mode, double failure_rate) {
     const auto holder = pod_json("ns", "holder", "uid-holder", {{{"cpu", "1"}}});
     doc.Parse(holder.c_str());
     env.cluster->upsert(doc);
+    if (mode == AllocateAt::Filter) {
+      // Filter places it (on node-1, the only candidate) and writes its
+      // devices; the failed bind takes them back.
+      const std::vector<std::string> only = {"node-1"};
+      ASSERT_EQ(scheduler.filter(pod_from_json(small), only).fit, std::vector<size_t>{0});
+    }
     EXPECT_EQ(scheduler.bind("ns", "locked-out", "uid-locked-out", "node-1"),
               "node node-1 has been locked within 5m0s: node lock contention");
     ++certain_failures;
