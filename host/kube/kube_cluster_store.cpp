@@ -314,13 +314,15 @@ std::size_t KubeClusterStore::pod_text_bytes() const {
 }
 
 void KubeClusterStore::mark_bound(std::string_view namespace_, std::string_view name,
-                                  std::string_view node) {
+                                  std::string_view node, std::string_view uid) {
   std::lock_guard order(order_mu_);
   std::string json;
   {
     std::lock_guard guard(mu_);
     const auto it = pods_.find(Key{std::string(namespace_), std::string(name)});
     if (it == pods_.end())
+      return;
+    if (!uid.empty() && it->second.record->uid != uid)
       return;
     if (!it->second.record->node_name.empty())
       return;

@@ -88,9 +88,11 @@ class KubeClusterStore {
 
   // After a successful Binding: the cached pod gets spec.nodeName = node at
   // once (its resourceVersion is left as it was, so the watch event of the
-  // binding, which is newer, still replaces it). No-op for an unknown pod
-  // or one already bound.
-  void mark_bound(std::string_view namespace_, std::string_view name, std::string_view node);
+  // binding, which is newer, still replaces it). No-op for an unknown pod,
+  // one already bound, or — with `uid` set — a pod of another uid (the
+  // name was re-created since the Binding of `uid` was sent).
+  void mark_bound(std::string_view namespace_, std::string_view name, std::string_view node,
+                  std::string_view uid = {});
 
   // Bytes of pod JSON text held: pending pods' only.
   std::size_t pod_text_bytes() const;

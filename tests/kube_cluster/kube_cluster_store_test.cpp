@@ -177,6 +177,19 @@ TEST(KubeClusterStore, ReCreatedPodDoesNotInheritTheOldBinding) {
                                                           "pod- ns/p u1 gpu-1", "pod+ ns/p u2 "}));
 }
 
+// A Binding of the old uid that lands after the name was re-created does
+// not bind the new pod when its uid is given.
+TEST(KubeClusterStore, MarkBoundOfAnotherUidLeavesTheNewPodPending) {
+  KubeClusterStore store(nullptr);
+  store.upsert_pod(parse(pod_json("5", "", "", "u1")), false);
+  store.upsert_pod(parse(pod_json("8", "", "", "u2")), false);
+  store.mark_bound("ns", "p", "gpu-1", "u1");
+  EXPECT_EQ(store.pod("ns", "p")->node_name, "");
+  store.mark_bound("ns", "p", "gpu-1", "u2");
+  EXPECT_EQ(store.pod("ns", "p")->node_name, "gpu-1");
+  EXPECT_EQ(store.pod("ns", "p")->uid, "u2");
+}
+
 // A DELETED event names its uid: the old pod's deletion never removes the
 // new pod, whatever its revision says; without a uid the revision decides.
 TEST(KubeClusterStore, DeletionOfTheOldUidKeepsTheNewPod) {
