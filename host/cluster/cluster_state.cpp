@@ -2,17 +2,66 @@
 
 namespace hami::cluster {
 
+namespace {
+
+std::optional<std::string_view> lookup(const hami_kv* items, size_t len, std::string_view key) {
+  for (size_t i = 0; i < len; ++i) {
+    if (std::string_view(items[i].key.ptr, items[i].key.len) == key)
+      return std::string_view(items[i].value.ptr, items[i].value.len);
+  }
+  return std::nullopt;
+}
+
+}  // namespace
+
 std::optional<std::string_view> PodRecord::annotation(std::string_view key) const {
   if (!model)
     return std::nullopt;
-  const hami_pod_view& view = model->view();
-  for (size_t i = 0; i < view.annotations_len; ++i) {
-    const hami_kv& kv = view.annotations[i];
-    if (std::string_view(kv.key.ptr, kv.key.len) == key) {
-      return std::string_view(kv.value.ptr, kv.value.len);
-    }
+  return lookup(model->view().annotations, model->view().annotations_len, key);
+}
+
+std::optional<std::string_view> PodRecord::label(std::string_view key) const {
+  if (!model)
+    return std::nullopt;
+  return lookup(model->view().labels, model->view().labels_len, key);
+}
+
+std::string unmet_precondition(const PodRecord& pod, const PodMetadataPatch& patch,
+                               std::optional<std::string_view> expected_uid) {
+  if (expected_uid && !expected_uid->empty() && pod.uid != *expected_uid) {
+    return "Precondition failed: UID in precondition: " + std::string(*expected_uid) +
+           ", UID in object meta: " + pod.uid;
   }
-  return std::nullopt;
+  if (patch.expect_resource_version && pod.resource_version != *patch.expect_resource_version) {
+    return "Operation cannot be fulfilled on pods \"" + pod.name +
+           "\": the object has been modified; please apply your changes to the latest version "
+           "and try again";
+  }
+  const auto check = [&](const KeyValues& expected, bool labels) -> std::string {
+    for (const auto& [key, value] : expected) {
+      const auto current = labels ? pod.label(key) : pod.annotation(key);
+      if (!current || *current != value) {
+        return "Precondition failed: pod " + pod.namespace_ + "/" + pod.name + " " +
+               (labels ? "label " : "annotation ") + key + " is no longer \"" + value + "\"";
+      }
+    }
+    return {};
+  };
+  if (std::string unmet = check(patch.expect_annotations, false); !unmet.empty())
+    return unmet;
+  return check(patch.expect_labels, true);
+}
+
+bool carries(const PodRecord& pod, const PodMetadataPatch& patch) {
+  const auto holds = [&](const std::vector<MetadataWrite>& writes, bool labels) {
+    for (const MetadataWrite& w : writes) {
+      const auto current = labels ? pod.label(w.key) : pod.annotation(w.key);
+      if (current.has_value() != w.value.has_value() || (current && *current != *w.value))
+        return false;
+    }
+    return true;
+  };
+  return holds(patch.annotations, false) && holds(patch.labels, true);
 }
 
 }  // namespace hami::cluster

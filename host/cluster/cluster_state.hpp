@@ -46,12 +46,22 @@ enum class ErrorKind {
 
 class ClusterError : public std::runtime_error {
  public:
+  // `maybe_stored` defaults to whether the kind leaves a write's outcome
+  // unknown (Unavailable: a 5xx or a timeout may come after the write was
+  // stored).
   ClusterError(ErrorKind kind, const std::string& message)
-      : std::runtime_error(message), kind_(kind) {}
+      : ClusterError(kind, message, kind == ErrorKind::Unavailable) {}
+  ClusterError(ErrorKind kind, const std::string& message, bool maybe_stored)
+      : std::runtime_error(message), kind_(kind), maybe_stored_(maybe_stored) {}
   ErrorKind kind() const { return kind_; }
+  // The failed write may nevertheless have been stored: its outcome is
+  // unknown until the object is read again. False when the backend knows
+  // nothing was written (a refusal, or a read-back that settled it).
+  bool maybe_stored() const { return maybe_stored_; }
 
  private:
   ErrorKind kind_;
+  bool maybe_stored_;
 };
 
 using KeyValues = std::vector<std::pair<std::string, std::string>>;
@@ -72,8 +82,9 @@ struct PodRecord {
   // spec.schedulingGroup.podGroupName (gang scheduling), empty when unset.
   std::string pod_group_name;
 
-  // Looks up an annotation in the model's view.
+  // Looks up an annotation (a label) in the model's view.
   std::optional<std::string_view> annotation(std::string_view key) const;
+  std::optional<std::string_view> label(std::string_view key) const;
 };
 
 struct ResourceQuotaRecord {
@@ -93,9 +104,19 @@ struct MetadataWrite {
   std::optional<std::string> value;
 };
 
+// A pod metadata write and its preconditions. The backend checks every
+// precondition atomically with the write, where the object is stored (the
+// Kubernetes backend sends them to the API server as JSON Patch `test`
+// operations); one that fails is a Conflict and nothing is written.
 struct PodMetadataPatch {
   std::vector<MetadataWrite> annotations;
   std::vector<MetadataWrite> labels;
+  // metadata.resourceVersion must still be this one: the pod is exactly
+  // the version the caller judged.
+  std::optional<std::string> expect_resource_version = std::nullopt;
+  // These annotations (labels) must still have these values.
+  KeyValues expect_annotations = {};
+  KeyValues expect_labels = {};
 };
 
 struct Event {
@@ -108,6 +129,16 @@ struct Event {
   std::string message;
   std::string component;  // source.component / reportingComponent
 };
+
+// The first precondition of a pod write that `pod` does not meet, as the
+// error text of its Conflict ("" when all hold): the uid (when
+// `expected_uid` is set and not empty), then those of `patch`.
+std::string unmet_precondition(const PodRecord& pod, const PodMetadataPatch& patch,
+                               std::optional<std::string_view> expected_uid);
+
+// Whether `pod` carries every annotation and label value `patch` writes (a
+// removal: the key is absent).
+bool carries(const PodRecord& pod, const PodMetadataPatch& patch);
 
 class ClusterWatcher {
  public:
@@ -147,8 +178,26 @@ class ClusterState {
   virtual void unwatch(ClusterWatcher& watcher) = 0;
 
   // --- writes --------------------------------------------------------------
-  // Merge-patches metadata.annotations / metadata.labels of a pod. When
-  // `expected_uid` is set and differs from the pod's uid: Conflict.
+  // The pod as the source of truth has it now, not as a cache last saw it
+  // (nullptr: it does not exist). The default asks pod(); a backend that
+  // caches a remote source reads it there (and refreshes its cache), and
+  // throws ClusterError Unavailable when it cannot. Used to settle a write
+  // whose outcome is unknown, and to judge a precondition the cache may
+  // have wrong.
+  virtual std::shared_ptr<const PodRecord> pod_live(std::string_view namespace_,
+                                                    std::string_view name) {
+    return pod(namespace_, name);
+  }
+  // The same for a node.
+  virtual std::shared_ptr<const k8s::NodeModel> node_live(std::string_view name) {
+    return node(name);
+  }
+
+  // Patches metadata.annotations / metadata.labels of a pod, if every
+  // precondition of `patch` holds. When `expected_uid` is set (and not
+  // empty) the pod's uid must be it: the check is made where the pod is
+  // stored, so a pod re-created under the same name is never written.
+  // A failed precondition: Conflict.
   virtual void patch_pod_metadata(std::string_view namespace_, std::string_view name,
                                   const PodMetadataPatch& patch,
                                   std::optional<std::string_view> expected_uid = std::nullopt) = 0;

@@ -588,10 +588,9 @@ void FileClusterState::patch_pod_metadata(std::string_view namespace_, std::stri
       throw ClusterError(ErrorKind::NotFound, "pods \"" + std::string(name) + "\" not found");
     }
     StoredPod& stored = it->second;
-    if (expected_uid && !expected_uid->empty() && stored.record->uid != *expected_uid) {
-      throw ClusterError(ErrorKind::Conflict,
-                         "Precondition failed: UID in precondition: " + std::string(*expected_uid) +
-                             ", UID in object meta: " + stored.record->uid);
+    if (std::string unmet = unmet_precondition(*stored.record, patch, expected_uid);
+        !unmet.empty()) {
+      throw ClusterError(ErrorKind::Conflict, unmet);
     }
     // Work on a copy so a pod the model rejects leaves the store unchanged.
     rapidjson::Document doc = parse_stored(stored.json);

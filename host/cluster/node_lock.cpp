@@ -184,11 +184,18 @@ void NodeLocker::acquire(std::string_view node, std::string_view namespace_, std
     // Each attempt judges the node as it is now: after a conflict the
     // backend's view is the server's, and the lock found there may be
     // expired or orphaned rather than live.
-    const auto current = cluster_.node(node);
-    if (!current) {
-      throw ClusterError(ErrorKind::NotFound, "node " + std::string(node) + " not found");
-    }
-    if (const auto value = current->annotation(kNodeLockAnnotation)) {
+    auto current = cluster_.node(node);
+    // A lock the cache shows may already be gone (the device plugin has
+    // just released it): contention is only answered after the node, read
+    // live, still shows one.
+    bool live = false;
+    while (true) {
+      if (!current) {
+        throw ClusterError(ErrorKind::NotFound, "node " + std::string(node) + " not found");
+      }
+      const auto value = current->annotation(kNodeLockAnnotation);
+      if (!value)
+        break;
       const auto parsed = parse_lock(*value);
       if (!parsed) {
         throw NodeLockError(
@@ -201,10 +208,18 @@ void NodeLocker::acquire(std::string_view node, std::string_view namespace_, std
         return;
       const bool owner_gone =
           !parsed->legacy && !cluster_.pod_exists(parsed->namespace_, parsed->name);
-      if (!expired && !owner_gone)
+      if (expired || owner_gone)
+        break;  // taken over below, in one conditional write
+      if (live)
         throw contention();
-      // Taken over: replaced by ours in one conditional write, so nobody
-      // can slip in between the release and the new lock.
+      try {
+        current = cluster_.node_live(node);
+      } catch (const ClusterError& e) {
+        if (e.kind() == ErrorKind::NotFound)
+          throw;
+        throw contention();
+      }
+      live = true;
     }
     try {
       cluster_.patch_node_annotations(

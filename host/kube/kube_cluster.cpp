@@ -254,25 +254,27 @@ struct KubernetesClusterState::Impl {
   }
 
   // Whether the server has the pod (of `uid`, when given) bound to `node`;
-  // false also when it cannot be read.
-  bool bound_to(std::string_view namespace_, std::string_view name, std::string_view uid,
-                std::string_view node) {
+  // nullopt when it cannot be read.
+  std::optional<bool> bound_to(std::string_view namespace_, std::string_view name,
+                               std::string_view uid, std::string_view node) {
     try {
       const ApiResponse reply = client->get(pod_path(namespace_, name));
       rapidjson::Document doc;
       if (!parse_reply(reply, doc, "get pod"))
-        return false;
+        return std::nullopt;
       const auto pod = cluster::make_pod_record(doc);
       return (uid.empty() || pod->uid == uid) && pod->node_name == node;
     } catch (const k8s::ObjectError&) {
-      return false;
+      return std::nullopt;
     } catch (const ApiError& e) {
+      if (e.status() == 404)
+        return false;
       if (options.logger) {
         options.logger->warn(
             "pod re-read after a failed binding failed",
             {{"pod", std::string(namespace_) + "/" + std::string(name)}, {"error", e.what()}});
       }
-      return false;
+      return std::nullopt;
     }
   }
 
@@ -384,25 +386,96 @@ void KubernetesClusterState::unwatch(cluster::ClusterWatcher& watcher) {
 void KubernetesClusterState::patch_pod_metadata(std::string_view namespace_, std::string_view name,
                                                 const cluster::PodMetadataPatch& patch,
                                                 std::optional<std::string_view> expected_uid) {
-  if (expected_uid && !expected_uid->empty()) {
-    if (const auto cached = impl_->store.pod(namespace_, name);
-        cached && cached->uid != *expected_uid) {
-      throw cluster::ClusterError(
-          cluster::ErrorKind::Conflict,
-          "Precondition failed: UID in precondition: " + std::string(*expected_uid) +
-              ", UID in object meta: " + cached->uid);
-    }
-  }
+  const std::string_view uid = expected_uid.value_or(std::string_view());
+  const bool guarded = !uid.empty() || patch.expect_resource_version ||
+                       !patch.expect_annotations.empty() || !patch.expect_labels.empty();
   ApiResponse reply;
-  try {
-    reply = impl_->client->patch(pod_path(namespace_, name), PatchType::merge,
-                                 pod_metadata_patch_body(patch));
-  } catch (const ApiError& e) {
-    throw cluster_error(e);
+  if (!guarded) {
+    try {
+      reply = impl_->client->patch(pod_path(namespace_, name), PatchType::merge,
+                                   pod_metadata_patch_body(patch));
+    } catch (const ApiError& e) {
+      throw cluster_error(e);
+    }
+  } else {
+    // The preconditions travel as `test` operations and the server judges
+    // them; the pod the patch is shaped against is the cached one, or the
+    // server's when the cache holds another pod of that name.
+    auto known = impl_->store.pod(namespace_, name);
+    if (!known || (!uid.empty() && known->uid != uid)) {
+      known = pod_live(namespace_, name);
+      if (!known)
+        throw cluster::ClusterError(cluster::ErrorKind::NotFound,
+                                    "pods \"" + std::string(name) + "\" not found");
+      if (std::string unmet = cluster::unmet_precondition(*known, patch, expected_uid);
+          !unmet.empty()) {
+        throw cluster::ClusterError(cluster::ErrorKind::Conflict, unmet);
+      }
+    }
+    try {
+      reply = impl_->client->patch(pod_path(namespace_, name), PatchType::json,
+                                   pod_metadata_json_patch_body(patch, uid, known.get()));
+    } catch (const ApiError& e) {
+      if (e.status() != 422 && e.status() != 409)
+        throw cluster_error(e);
+      // A `test` failed (or the pod changed under the patch's shape):
+      // nothing was written. The pod as it is now says which.
+      std::string message = e.message().empty() ? std::string(e.what()) : e.message();
+      try {
+        if (const auto current = pod_live(namespace_, name)) {
+          if (std::string unmet = cluster::unmet_precondition(*current, patch, expected_uid);
+              !unmet.empty()) {
+            message = std::move(unmet);
+          }
+        }
+      } catch (const cluster::ClusterError&) {
+        // The server's own text stands.
+      }
+      throw cluster::ClusterError(cluster::ErrorKind::Conflict, message, false);
+    }
   }
   rapidjson::Document doc;
   if (impl_->parse_reply(reply, doc, "patch pod"))
     impl_->store.upsert_pod(doc, false);
+}
+
+std::shared_ptr<const cluster::PodRecord> KubernetesClusterState::pod_live(
+    std::string_view namespace_, std::string_view name) {
+  ApiResponse reply;
+  try {
+    reply = impl_->client->get(pod_path(namespace_, name));
+  } catch (const ApiError& e) {
+    if (e.status() == 404)
+      return nullptr;
+    throw cluster_error(e);
+  }
+  rapidjson::Document doc;
+  if (!impl_->parse_reply(reply, doc, "get pod"))
+    throw cluster::ClusterError(cluster::ErrorKind::Unavailable,
+                                "unreadable pod from the API server");
+  impl_->store.upsert_pod(doc, false);
+  try {
+    return cluster::make_pod_record(doc);
+  } catch (const k8s::ObjectError& e) {
+    throw cluster::ClusterError(cluster::ErrorKind::Invalid, e.what());
+  }
+}
+
+std::shared_ptr<const k8s::NodeModel> KubernetesClusterState::node_live(std::string_view name) {
+  try {
+    const ApiResponse reply = impl_->client->get(node_path(name));
+    rapidjson::Document doc;
+    if (!impl_->parse_reply(reply, doc, "get node"))
+      throw cluster::ClusterError(cluster::ErrorKind::Unavailable,
+                                  "unreadable node from the API server");
+    impl_->store.upsert_node(doc);
+  } catch (const ApiError& e) {
+    if (e.status() != 404)
+      throw cluster_error(e);
+    impl_->store.delete_node_named(name);
+    return nullptr;
+  }
+  return impl_->store.node(name);
 }
 
 void KubernetesClusterState::patch_node_annotations(
@@ -445,9 +518,17 @@ void KubernetesClusterState::bind(std::string_view namespace_, std::string_view 
     // A 5xx or a timeout may come after the server stored the Binding: the
     // pod, read back, says. The caller removes the pod's allocation after a
     // failed bind, which must not happen to a pod bound with it.
-    if ((e.status() == 0 || e.status() >= 500) && impl_->bound_to(namespace_, name, uid, node)) {
-      impl_->store.mark_bound(namespace_, name, node);
-      return;
+    if (e.status() == 0 || e.status() >= 500) {
+      const auto bound = impl_->bound_to(namespace_, name, uid, node);
+      if (bound.value_or(false)) {
+        impl_->store.mark_bound(namespace_, name, node);
+        return;
+      }
+      // Read back unbound: the Binding was not stored, which settles it.
+      if (bound) {
+        const cluster::ClusterError unknown = cluster_error(e);
+        throw cluster::ClusterError(unknown.kind(), unknown.what(), false);
+      }
     }
     throw cluster_error(e);
   }

@@ -2,7 +2,10 @@
 // list+watch caches of pods (all namespaces), nodes, resourcequotas and
 // namespaces, trimmed to the fields the host uses, and sends writes to the
 // API server:
-//   - pod metadata: JSON merge patch (uid checked against the cache first);
+//   - pod metadata: JSON merge patch, or a JSON Patch led by `test`
+//     operations when the write has preconditions (the uid, a
+//     resourceVersion, annotation values): the server checks them, and a
+//     failed one (422) is ClusterError Conflict, nothing written;
 //   - node annotations: merge patch carrying metadata.resourceVersion as a
 //     precondition when one is expected (409 → the node is re-read into the
 //     cache, then ClusterError Conflict, so the node lock retries on fresh
@@ -95,6 +98,10 @@ class KubernetesClusterState final : public cluster::ClusterState {
   // The cache, then a live GET when the cache has no such pod (404: gone;
   // any other failure: assumed to exist).
   bool pod_exists(std::string_view namespace_, std::string_view name) const override;
+  // GETs from the API server and refreshes the cache with what it reads.
+  std::shared_ptr<const cluster::PodRecord> pod_live(std::string_view namespace_,
+                                                     std::string_view name) override;
+  std::shared_ptr<const k8s::NodeModel> node_live(std::string_view name) override;
   std::vector<cluster::ResourceQuotaRecord> quotas() const override;
   std::vector<cluster::NamespaceRecord> namespaces() const override;
   void watch(cluster::ClusterWatcher& watcher) override;

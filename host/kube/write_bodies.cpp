@@ -6,6 +6,8 @@
 #include <cstdio>
 #include <ctime>
 
+#include "k8s/json_path.hpp"
+
 namespace hami::kube {
 
 namespace {
@@ -37,6 +39,23 @@ void writes(Writer& w, std::string_view k, const std::vector<cluster::MetadataWr
     }
   }
   w.EndObject();
+}
+
+void operation(Writer& w, std::string_view op, std::string_view path,
+               std::optional<std::string_view> value) {
+  w.StartObject();
+  member(w, "op", op);
+  member(w, "path", path);
+  if (value)
+    member(w, "value", *value);
+  w.EndObject();
+}
+
+std::string member_path(std::string_view map, std::string_view key) {
+  std::string path = "/metadata/";
+  path += map;
+  k8s::append_pointer_token(path, key);
+  return path;
 }
 
 std::string text(const rapidjson::StringBuffer& buffer) {
@@ -97,6 +116,71 @@ void event_metadata(Writer& w, const cluster::Event& event, const EventStamp& st
 }
 
 }  // namespace
+
+std::string pod_metadata_json_patch_body(const cluster::PodMetadataPatch& patch,
+                                         std::string_view uid, const cluster::PodRecord* known) {
+  const bool has_annotations =
+      known == nullptr || (known->model && known->model->has_annotations());
+  const bool has_labels = known == nullptr || (known->model && known->model->has_labels());
+  const auto adds_whole = [](const std::vector<cluster::MetadataWrite>& writes, bool present) {
+    if (present)
+      return false;
+    for (const auto& w : writes) {
+      if (w.value)
+        return true;
+    }
+    return false;
+  };
+  const bool whole_annotations = adds_whole(patch.annotations, has_annotations);
+  const bool whole_labels = adds_whole(patch.labels, has_labels);
+
+  rapidjson::StringBuffer buffer;
+  Writer w(buffer);
+  w.StartArray();
+  if (!uid.empty())
+    operation(w, "test", "/metadata/uid", uid);
+  if (patch.expect_resource_version) {
+    operation(w, "test", "/metadata/resourceVersion", *patch.expect_resource_version);
+  } else if ((whole_annotations || whole_labels) && known != nullptr) {
+    operation(w, "test", "/metadata/resourceVersion", known->resource_version);
+  }
+  for (const auto& [k, v] : patch.expect_annotations)
+    operation(w, "test", member_path("annotations", k), v);
+  for (const auto& [k, v] : patch.expect_labels)
+    operation(w, "test", member_path("labels", k), v);
+  const auto emit = [&](std::string_view map, const std::vector<cluster::MetadataWrite>& writes,
+                        bool whole, bool present) {
+    if (whole) {
+      w.StartObject();
+      member(w, "op", "add");
+      member(w, "path", "/metadata/" + std::string(map));
+      key(w, "value");
+      w.StartObject();
+      for (const auto& m : writes) {
+        if (m.value)
+          member(w, m.key, *m.value);
+      }
+      w.EndObject();
+      w.EndObject();
+      return;
+    }
+    for (const auto& m : writes) {
+      if (m.value) {
+        operation(w, "add", member_path(map, m.key), *m.value);
+        continue;
+      }
+      const bool listed =
+          known == nullptr ||
+          (map == "annotations" ? known->annotation(m.key) : known->label(m.key)).has_value();
+      if (present && listed)
+        operation(w, "remove", member_path(map, m.key), std::nullopt);
+    }
+  };
+  emit("annotations", patch.annotations, whole_annotations, has_annotations);
+  emit("labels", patch.labels, whole_labels, has_labels);
+  w.EndArray();
+  return text(buffer);
+}
 
 std::string pod_metadata_patch_body(const cluster::PodMetadataPatch& patch) {
   rapidjson::StringBuffer buffer;

@@ -17,6 +17,19 @@ namespace hami::kube {
 // left out.
 std::string pod_metadata_patch_body(const cluster::PodMetadataPatch& patch);
 
+// The same write as an RFC 6902 JSON Patch led by its preconditions as
+// `test` operations: metadata.uid (when `uid` is not empty),
+// metadata.resourceVersion, each expected annotation and label, in that
+// order; then one operation per write (`add`, or `remove` for a removal).
+// `known` is the pod the write is made against: a map it lacks
+// (has_annotations / has_labels) is added whole, with its removals left
+// out, behind a resourceVersion test of `known`'s (unless one is already
+// expected), since adding the map replaces any the server has; a removal
+// of a key `known` lacks is left out (JSON Patch fails on it). Null
+// `known`: both maps are taken to exist.
+std::string pod_metadata_json_patch_body(const cluster::PodMetadataPatch& patch,
+                                         std::string_view uid, const cluster::PodRecord* known);
+
 // {"metadata":{"resourceVersion":"<rv>","annotations":{k:v|null,…}}}; the
 // resourceVersion (a precondition: 409 when the node changed) only when
 // given.

@@ -12,13 +12,31 @@
 #pragma once
 
 #include <cstdint>
+#include <memory>
 #include <string>
 #include <string_view>
 #include <vector>
 
+#include "cluster/cluster_state.hpp"
 #include "plugins/device_plugin_handle.hpp"
 
 namespace hami::scheduling {
+
+// A pod write a reservation made: what it stores, how to take it back, and
+// whether its outcome is known.
+struct PodWrite {
+  cluster::PodMetadataPatch patch;  // the annotations and labels written
+  // Restores what the write replaced (a key it added goes), conditional on
+  // every value it wrote being unchanged.
+  cluster::PodMetadataPatch undo;
+  // The resourceVersion of the pod the write was judged against.
+  std::string judged_version;
+  // The write failed in a way that may have stored it (5xx, timeout) and
+  // the pod could not be read back: the reservation counts until a version
+  // of the pod newer than `judged_version` is observed, which settles it
+  // (it carries the write: stored; it does not: not stored).
+  bool unconfirmed = false;
+};
 
 struct DeviceCharge {
   uint32_t vendor = 0;
@@ -52,6 +70,8 @@ struct PodCharge {
   // the larger of the two. Empty held_node: none.
   std::string held_node;
   std::vector<DeviceCharge> held_devices;
+  // A reservation's only: the pod write that stores it, when one was made.
+  std::shared_ptr<const PodWrite> write;
 
   // Whether the charge counts anything on `node_name`.
   bool on(std::string_view node_name) const {

@@ -35,6 +35,19 @@ std::optional<std::string_view> pod_annotation(const hami_pod_view& pod, std::st
   return std::nullopt;
 }
 
+// Whether resourceVersion `a` is newer than `b`: decimal texts (what the
+// API server and the file backend write) compare as numbers; others only
+// as different.
+bool newer_version(std::string_view a, std::string_view b) {
+  const auto decimal = [](std::string_view s) {
+    return !s.empty() &&
+           std::all_of(s.begin(), s.end(), [](char c) { return c >= '0' && c <= '9'; });
+  };
+  if (decimal(a) && decimal(b))
+    return a.size() != b.size() ? a.size() > b.size() : a > b;
+  return a != b;
+}
+
 // Go's %.2f.
 void append_score(std::string& out, double score) {
   char buf[32];
@@ -468,6 +481,32 @@ FilterOutcome Scheduler::run_filter(const hami_pod_view& pod, std::vector<Candid
   // allocateAt: filter — reserve on the best node that still fits against
   // live usage (trying the next best when a concurrent reservation took the
   // room), then write the allocation.
+  // The allocation is written to the pod as stored now, under the same
+  // preconditions as a bind's.
+  std::shared_ptr<const cluster::PodRecord> target;
+  try {
+    target = cluster_.pod(ctx->namespace_, ctx->name);
+    if (!target || (pod.uid.len > 0 && target->uid != sv(pod.uid)))
+      target = cluster_.pod_live(ctx->namespace_, ctx->name);
+  } catch (const cluster::ClusterError& e) {
+    out.error = e.what();
+    event(pod, true, "FilteringFailed", out.error);
+    return out;
+  }
+  std::string refusal;
+  if (!target) {
+    refusal = "pod \"" + ctx->name + "\" not found";
+  } else if (pod.uid.len > 0 && target->uid != sv(pod.uid)) {
+    refusal = "Precondition failed: UID in precondition: " + std::string(sv(pod.uid)) +
+              ", UID in object meta: " + target->uid;
+  } else {
+    refusal = pod_refusal(*target);
+  }
+  if (!refusal.empty()) {
+    out.error = refusal;
+    event(pod, true, "FilteringFailed", out.error);
+    return out;
+  }
   std::vector<Fitting> ranked = fitting;
   std::stable_sort(ranked.begin(), ranked.end(),
                    [](const Fitting& a, const Fitting& b) { return a.score > b.score; });
@@ -491,20 +530,22 @@ FilterOutcome Scheduler::run_filter(const hami_pod_view& pod, std::vector<Candid
     patch.annotations.push_back({std::string(kAssignedNodeAnnotation), node});
     patch.annotations.push_back({std::string(kAssignedTimeAnnotation), std::to_string(now())});
     patch.labels.push_back({std::string(kAssignedNodeAnnotation), node});
-    try {
-      cluster_.patch_pod_metadata(ctx->namespace_, ctx->name, patch,
-                                  pod.uid.len > 0 ? std::optional(sv(pod.uid)) : std::nullopt);
-    } catch (const cluster::ClusterError& e) {
-      // Unconfirmed (5xx, timeout): it may have been stored. If it cannot
-      // be removed either, the reservation stays until a version of the
-      // pod carrying it arrives, its next attempt replaces it or it goes.
-      const bool gone =
-          e.kind() != cluster::ErrorKind::Unavailable ||
-          remove_allocation(ctx->namespace_, ctx->name,
-                            pod.uid.len > 0 ? std::optional(sv(pod.uid)) : std::nullopt);
-      if (gone)
+    PodWrite write = plan_write(*target, std::move(patch));
+    write.patch.expect_resource_version = target->resource_version;
+    const auto kept = std::make_shared<const PodWrite>(write);
+    attach_write(ctx->key, kept);
+    std::string write_error;
+    const WriteOutcome outcome = write_pod(*target, write.patch, write_error);
+    if (outcome != WriteOutcome::stored) {
+      // Perhaps stored: taken back if it can be; an unconfirmed
+      // reservation if that cannot be known either.
+      const WriteOutcome undone =
+          outcome == WriteOutcome::unknown ? undo_write(*target, write) : WriteOutcome::not_stored;
+      if (undone == WriteOutcome::unknown)
+        mark_unconfirmed(ctx->key, write);
+      else
         release(ctx->key);
-      out.error = e.what();
+      out.error = write_error;
       event(pod, true, "FilteringFailed", out.error);
       return out;
     }
@@ -569,21 +610,6 @@ std::optional<Scheduler::Reservation> Scheduler::reserve(const PodContext& ctx,
   return r;
 }
 
-bool Scheduler::remove_allocation(std::string_view namespace_, std::string_view name,
-                                  std::optional<std::string_view> uid) {
-  try {
-    cluster_.patch_pod_metadata(namespace_, name, allocation_removal(devices_), uid);
-    return true;
-  } catch (const cluster::ClusterError& e) {
-    if (options_.logger) {
-      options_.logger->warn(
-          "allocation annotation removal failed",
-          {{"pod", std::string(namespace_) + "/" + std::string(name)}, {"error", e.what()}});
-    }
-    return false;
-  }
-}
-
 void Scheduler::release(std::string_view key) {
   if (key.empty())
     return;
@@ -645,33 +671,220 @@ std::vector<HostScore> Scheduler::prioritize(const k8s::PodModel& pod,
   return out;
 }
 
+std::string Scheduler::pod_refusal(const cluster::PodRecord& pod) const {
+  const std::string who = "pod " + pod.namespace_ + "/" + pod.name;
+  if (!pod.node_name.empty())
+    return who + " is already assigned to node \"" + pod.node_name + "\"";
+  if (pod.terminating)
+    return who + " is being deleted";
+  if (!pod.phase.empty() && pod.phase != "Pending")
+    return who + " is not pending (phase " + pod.phase + ")";
+  const std::string_view scheduler = sv(pod.model->view().scheduler_name);
+  if (!scheduler.empty() && scheduler != options_.scheduler_name) {
+    return who + " is for scheduler \"" + std::string(scheduler) + "\", not \"" +
+           options_.scheduler_name + "\"";
+  }
+  return {};
+}
+
+std::string Scheduler::bind_refusal(const cluster::PodRecord& pod, std::string_view node) const {
+  if (std::string refusal = pod_refusal(pod); !refusal.empty())
+    return refusal;
+  // allocateAt filter: filter chose the node and wrote its devices; a bind
+  // elsewhere would start the pod on devices of another node.
+  if (options_.allocate_at == AllocateAt::Filter) {
+    if (const auto assigned = pod.annotation(kAssignedNodeAnnotation);
+        assigned && !assigned->empty() && *assigned != node) {
+      return "pod " + pod.namespace_ + "/" + pod.name + " was allocated devices on node \"" +
+             std::string(*assigned) + "\" by filter, not on \"" + std::string(node) + "\"";
+    }
+  }
+  return {};
+}
+
+bool Scheduler::unconfirmed(std::string_view key) const {
+  const auto snapshot = ledger_.read();
+  const PodCharge* charge = snapshot->pod(key);
+  return charge != nullptr && charge->reservation && charge->write && charge->write->unconfirmed;
+}
+
+Scheduler::WriteOutcome Scheduler::write_pod(const cluster::PodRecord& pod,
+                                             const cluster::PodMetadataPatch& patch,
+                                             std::string& error) {
+  try {
+    cluster_.patch_pod_metadata(pod.namespace_, pod.name, patch, pod.uid);
+    return WriteOutcome::stored;
+  } catch (const cluster::ClusterError& e) {
+    error = e.what();
+    if (!e.maybe_stored())
+      return WriteOutcome::not_stored;
+  }
+  // A 5xx or a timeout: the pod, read back, says whether it was stored.
+  try {
+    const auto now_pod = cluster_.pod_live(pod.namespace_, pod.name);
+    if (!now_pod || now_pod->uid != pod.uid)
+      return WriteOutcome::not_stored;
+    return cluster::carries(*now_pod, patch) ? WriteOutcome::stored : WriteOutcome::not_stored;
+  } catch (const cluster::ClusterError& e) {
+    if (options_.logger) {
+      options_.logger->warn("pod read back after a failed write failed",
+                            {{"pod", pod.namespace_ + "/" + pod.name}, {"error", e.what()}});
+    }
+    return WriteOutcome::unknown;
+  }
+}
+
+PodWrite Scheduler::plan_write(const cluster::PodRecord& before, cluster::PodMetadataPatch patch) {
+  PodWrite write;
+  write.judged_version = before.resource_version;
+  // Per key: expect what is written, restore what was there.
+  const auto plan = [&](const std::vector<cluster::MetadataWrite>& writes, bool labels,
+                        cluster::KeyValues& expect, std::vector<cluster::MetadataWrite>& restore) {
+    for (const auto& w : writes) {
+      if (w.value)
+        expect.emplace_back(w.key, *w.value);
+      const auto prior = labels ? before.label(w.key) : before.annotation(w.key);
+      restore.push_back(
+          {w.key, prior ? std::optional<std::string>(std::string(*prior)) : std::nullopt});
+    }
+  };
+  plan(patch.annotations, false, write.undo.expect_annotations, write.undo.annotations);
+  plan(patch.labels, true, write.undo.expect_labels, write.undo.labels);
+  write.patch = std::move(patch);
+  return write;
+}
+
+namespace {
+
+// `undo` less the keys `pod` no longer holds as the write left them.
+cluster::PodMetadataPatch still_as_written(const cluster::PodMetadataPatch& undo,
+                                           const cluster::PodRecord& pod) {
+  cluster::PodMetadataPatch left;
+  const auto keep = [&](const cluster::KeyValues& expected,
+                        const std::vector<cluster::MetadataWrite>& restores, bool labels,
+                        cluster::KeyValues& kept_expected,
+                        std::vector<cluster::MetadataWrite>& kept_restores) {
+    for (const cluster::MetadataWrite& r : restores) {
+      const auto it = std::find_if(expected.begin(), expected.end(),
+                                   [&](const auto& kv) { return kv.first == r.key; });
+      const auto now_value = labels ? pod.label(r.key) : pod.annotation(r.key);
+      // A key the write removed (no expectation) is restored only while
+      // it is still absent.
+      const bool unchanged =
+          it != expected.end() ? (now_value && *now_value == it->second) : !now_value;
+      if (!unchanged)
+        continue;
+      kept_restores.push_back(r);
+      if (it != expected.end())
+        kept_expected.push_back(*it);
+    }
+  };
+  keep(undo.expect_annotations, undo.annotations, false, left.expect_annotations, left.annotations);
+  keep(undo.expect_labels, undo.labels, true, left.expect_labels, left.labels);
+  return left;
+}
+
+}  // namespace
+
+Scheduler::WriteOutcome Scheduler::undo_write(const cluster::PodRecord& pod,
+                                              const PodWrite& write) {
+  cluster::PodMetadataPatch undo = write.undo;
+  // Twice at most: after a failed precondition (someone changed one of the
+  // keys since), the keys still as written are taken back.
+  for (int attempt = 0; attempt < 2; ++attempt) {
+    try {
+      cluster_.patch_pod_metadata(pod.namespace_, pod.name, undo, pod.uid);
+      return WriteOutcome::stored;
+    } catch (const cluster::ClusterError& e) {
+      if (e.kind() == cluster::ErrorKind::NotFound)
+        return WriteOutcome::not_stored;
+      if (e.kind() != cluster::ErrorKind::Conflict || attempt > 0) {
+        if (options_.logger) {
+          options_.logger->warn("taking back a pod write failed",
+                                {{"pod", pod.namespace_ + "/" + pod.name}, {"error", e.what()}});
+        }
+        // A precondition failing again: what is left is not as written.
+        if (e.kind() == cluster::ErrorKind::Conflict || !e.maybe_stored())
+          return WriteOutcome::not_stored;
+        return WriteOutcome::unknown;
+      }
+    }
+    std::shared_ptr<const cluster::PodRecord> now_pod;
+    try {
+      now_pod = cluster_.pod_live(pod.namespace_, pod.name);
+    } catch (const cluster::ClusterError&) {
+      return WriteOutcome::unknown;
+    }
+    if (!now_pod || now_pod->uid != pod.uid)
+      return WriteOutcome::not_stored;
+    undo = still_as_written(write.undo, *now_pod);
+    if (undo.annotations.empty() && undo.labels.empty())
+      return WriteOutcome::not_stored;
+  }
+  return WriteOutcome::not_stored;
+}
+
+void Scheduler::attach_write(std::string_view key, std::shared_ptr<const PodWrite> write) {
+  auto txn = ledger_.write();
+  const PodCharge* existing = txn->pod(key);
+  if (existing == nullptr || !existing->reservation)
+    return;
+  PodCharge kept = *existing;
+  kept.write = std::move(write);
+  txn->put_pod(std::move(kept));
+}
+
+void Scheduler::mark_unconfirmed(std::string_view key, const PodWrite& write) {
+  auto txn = ledger_.write();
+  const PodCharge* existing = txn->pod(key);
+  if (existing == nullptr || !existing->reservation)
+    return;
+  PodCharge kept = *existing;
+  auto unsure = std::make_shared<PodWrite>(write);
+  unsure->unconfirmed = true;
+  kept.write = std::move(unsure);
+  txn->put_pod(std::move(kept));
+}
+
 std::string Scheduler::bind(std::string_view namespace_, std::string_view name,
                             std::string_view uid, std::string_view node) {
   if (options_.gate) {
     if (std::string closed = options_.gate(); !closed.empty())
       return closed;
   }
-  const auto pod = cluster_.pod(namespace_, name);
+  auto pod = cluster_.pod(namespace_, name);
+  // The cache may not show where a write of unknown outcome went, nor a
+  // pod created a moment ago: the pod is read live then.
+  if (!pod || (!uid.empty() && pod->uid != uid) || unconfirmed(pod->uid)) {
+    try {
+      pod = cluster_.pod_live(namespace_, name);
+    } catch (const cluster::ClusterError& e) {
+      return "pod \"" + std::string(name) + "\" could not be read: " + e.what();
+    }
+  }
   if (!pod) {
+    // Nothing runs for a pod that does not exist: its reservation goes.
     release(uid.empty() ? std::string(namespace_) + "/" + std::string(name) : std::string(uid));
     return "pod \"" + std::string(name) + "\" not found";
   }
+  // Preconditions, all judged before anything is written; a refusal
+  // changes nothing.
   if (!uid.empty() && pod->uid != uid) {
     return "Precondition failed: UID in precondition: " + std::string(uid) +
            ", UID in object meta: " + pod->uid;
   }
   const std::string key = pod->uid;
   // A retried bind (kube-scheduler timed out waiting for the first answer)
-  // finds the pod already bound here: done. Rewriting its allocation could
-  // hand the node-side plugin different devices mid-way.
-  if (pod->node_name == node) {
-    const auto assigned = pod->annotation(kAssignedNodeAnnotation);
-    if (!assigned || *assigned == node)
-      return "";
+  // finds the pod already bound here: done, and nothing is rewritten (the
+  // node-side plugin may be reading the allocation).
+  if (pod->node_name == node)
+    return "";
+  if (std::string refusal = bind_refusal(*pod, node); !refusal.empty()) {
+    event(*pod, true, "BindingFailed", refusal);
+    return refusal;
   }
   if (!cluster_.node(node)) {
     event(*pod, true, "BindingFailed", "failed to get node " + std::string(node));
-    release(key);
     return "node \"" + std::string(node) + "\" not found";
   }
   const hami_pod_view& view = pod->model->view();
@@ -679,7 +892,6 @@ std::string Scheduler::bind(std::string_view namespace_, std::string_view name,
   const auto ctx = pod_context(view, error);
   if (!ctx) {
     event(*pod, true, "BindingFailed", error);
-    release(key);
     return error;
   }
 
@@ -698,40 +910,64 @@ std::string Scheduler::bind(std::string_view namespace_, std::string_view name,
     }
     return succeed();
   }
+  return bind_devices(*pod, *ctx, node, succeed);
+}
 
+std::string Scheduler::bind_devices(const cluster::PodRecord& pod, const PodContext& ctx,
+                                    std::string_view node,
+                                    const std::function<std::string()>& succeed) {
+  const std::string& key = pod.uid;
   bool locked = false;
-  // In filter mode the allocation was written by filter; in bind mode it is
-  // written below. Either way a failed bind removes it. A write that failed
-  // unconfirmed (a 5xx, a timeout) may have been stored: removed as well.
-  enum class Written { no, yes, maybe };
-  Written written = options_.allocate_at == AllocateAt::Filter ? Written::yes : Written::no;
-  const auto fail = [&](std::string message) {
-    if (locked) {
-      try {
-        locker_.release(node, namespace_, name);
-      } catch (const std::exception& e) {
-        if (options_.logger)
-          options_.logger->warn("node lock release failed",
-                                {{"node", std::string(node)}, {"error", e.what()}});
-      }
+  // The writes this attempt made, each of which a failure takes back: in
+  // filter mode also the allocation filter wrote (held by the
+  // reservation), in bind mode the one written below.
+  std::shared_ptr<const PodWrite> filter_write;
+  if (options_.allocate_at == AllocateAt::Filter) {
+    const auto snapshot = ledger_.read();
+    if (const PodCharge* charge = snapshot->pod(key))
+      filter_write = charge->write;
+  }
+  std::optional<PodWrite> written;
+  // Whether the reservation may be dropped: false while a write of this
+  // attempt may be stored and could not be taken back.
+  bool settled = true;
+  const auto take_back = [&](const PodWrite& write) {
+    const WriteOutcome undone = undo_write(pod, write);
+    if (undone == WriteOutcome::unknown) {
+      mark_unconfirmed(key, write);
+      settled = false;
     }
-    const bool removed = written != Written::no && remove_allocation(namespace_, name, key);
-    // While the pod still carries allocation annotations (this attempt's
-    // when the removal failed, or an earlier attempt's) the ledger keeps
-    // counting them: release drops only the reservation. A write that may
-    // have been stored and could not be removed is not in the cluster
-    // cache yet: the reservation stays until a version of the pod carrying
-    // the write arrives, the next bind replaces it or the pod goes.
-    if (written != Written::maybe || removed)
-      release(key);
-    event(*pod, true, "BindingFailed", message);
+  };
+  const auto fail = [&](std::string message, bool binding_unknown = false) {
+    // A Binding of unknown outcome may have bound the pod with its
+    // allocation: nothing is taken back, and the node lock stays for the
+    // node-side plugin (it expires otherwise). The pod's next version, or
+    // the next bind (which reads it live), settles it.
+    if (!binding_unknown) {
+      if (written)
+        take_back(*written);
+      if (filter_write)
+        take_back(*filter_write);
+      if (locked) {
+        try {
+          locker_.release(node, pod.namespace_, pod.name);
+        } catch (const std::exception& e) {
+          if (options_.logger)
+            options_.logger->warn("node lock release failed",
+                                  {{"node", std::string(node)}, {"error", e.what()}});
+        }
+      }
+      if (settled)
+        release(key);
+    }
+    event(pod, true, "BindingFailed", message);
     return message;
   };
 
   // The lock is taken for every pod with a managed request, init-only GPU
   // pods included (HAMi bug 7.7#5 skipped them).
   try {
-    lock_node(node, *pod);
+    lock_node(node, pod);
     locked = true;
   } catch (const cluster::NodeLockError& e) {
     return fail(e.what());
@@ -739,7 +975,7 @@ std::string Scheduler::bind(std::string_view namespace_, std::string_view name,
     // Unconfirmed (5xx, timeout): the lock may have been stored, and would
     // keep every other pod off the node until it expires. Releasing removes
     // it only if it is this pod's.
-    if (e.kind() == cluster::ErrorKind::Unavailable)
+    if (e.maybe_stored())
       locked = true;
     return fail(e.what());
   }
@@ -748,10 +984,10 @@ std::string Scheduler::bind(std::string_view namespace_, std::string_view name,
   const std::string stamp = std::to_string(now());
   if (options_.allocate_at == AllocateAt::Bind) {
     std::string reason;
-    const auto reservation = reserve(*ctx, node, reason);
+    const auto reservation = reserve(ctx, node, reason);
     if (!reservation) {
-      return fail("pod " + std::string(namespace_) + "/" + std::string(name) +
-                  " does not fit on node " + std::string(node) + ": " + reason);
+      return fail("pod " + pod.namespace_ + "/" + pod.name + " does not fit on node " +
+                  std::string(node) + ": " + reason);
     }
     try {
       patch.annotations = allocation_annotations(devices_, reservation->allocations);
@@ -764,14 +1000,28 @@ std::string Scheduler::bind(std::string_view namespace_, std::string_view name,
   }
   patch.annotations.push_back({std::string(kBindPhaseAnnotation), "allocating"});
   patch.annotations.push_back({std::string(kBindTimeAnnotation), stamp});
+  PodWrite write = plan_write(pod, patch);
+  // The write is made against exactly the version whose preconditions were
+  // judged: bound meanwhile, deleted, re-created — none is written to.
+  write.patch.expect_resource_version = pod.resource_version;
+  attach_write(key, std::make_shared<const PodWrite>(write));
+  std::string error;
+  switch (write_pod(pod, write.patch, error)) {
+    case WriteOutcome::stored:
+      written = std::move(write);
+      break;
+    case WriteOutcome::not_stored:
+      return fail(error);
+    case WriteOutcome::unknown:
+      // Perhaps stored: taken back if it can be; kept as an unconfirmed
+      // reservation if that cannot be known either.
+      written = std::move(write);
+      return fail(error);
+  }
   try {
-    cluster_.patch_pod_metadata(namespace_, name, patch, key);
-    written = Written::yes;
-    cluster_.bind(namespace_, name, key, node);
+    cluster_.bind(pod.namespace_, pod.name, key, node);
   } catch (const cluster::ClusterError& e) {
-    if (written == Written::no && e.kind() == cluster::ErrorKind::Unavailable)
-      written = Written::maybe;
-    return fail(e.what());
+    return fail(e.what(), e.maybe_stored());
   }
   return succeed();
 }
@@ -908,6 +1158,31 @@ void Scheduler::pod_upserted(const std::shared_ptr<const cluster::PodRecord>& po
   const auto allocations = pod_allocations(*pod);
   auto txn = ledger_.write();
   const PodCharge* existing = txn->pod(pod->uid);
+  // The write this process made for the pod, while the pod carries it.
+  std::shared_ptr<const PodWrite> write =
+      existing != nullptr && existing->write && cluster::carries(*pod, existing->write->patch)
+          ? existing->write
+          : nullptr;
+  if (existing != nullptr && existing->reservation && existing->write &&
+      existing->write->unconfirmed &&
+      newer_version(pod->resource_version, existing->write->judged_version)) {
+    // A version after the write of unknown outcome settles it: stored when
+    // it carries the write, not stored otherwise; the pod's annotations
+    // are the charge from here on.
+    if (write) {
+      auto confirmed = std::make_shared<PodWrite>(*write);
+      confirmed->unconfirmed = false;
+      write = std::move(confirmed);
+    }
+    if (!allocations) {
+      txn->remove_pod(pod->uid);
+      return;
+    }
+    PodCharge charge = annotated_charge(*pod, *allocations, existing);
+    charge.write = std::move(write);
+    txn->put_pod(std::move(charge));
+    return;
+  }
   if (!allocations) {
     // A reservation in flight is not undone by an update that predates
     // its annotations.
@@ -934,6 +1209,7 @@ void Scheduler::pod_upserted(const std::shared_ptr<const cluster::PodRecord>& po
     txn->put_pod(std::move(kept));
     return;
   }
+  charge.write = std::move(write);
   txn->put_pod(std::move(charge));
 }
 

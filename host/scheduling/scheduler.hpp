@@ -10,10 +10,29 @@
 //          annotations and creates the Binding.
 //   filter (HAMi-compatible) filter picks the single best node, reserves
 //          and writes the allocation annotations; bind locks and binds.
-// Any bind failure releases the node lock and the reservation, and removes
-// the allocation annotations (HAMi bug 7.7#11 kept the reservation). An
-// allocation the pod still carries after that (a removal that failed, now
-// or in an earlier attempt) keeps counting until the pod loses it.
+// Allocation integrity (DESIGN §4), the bind's failure rules:
+//   - Preconditions are judged before anything is written, and a refusal
+//     changes nothing: a pod bound to another node, terminating, not
+//     Pending, of another scheduler or another uid (in filter mode also a
+//     bind to a node filter did not allocate on). A retried bind to the
+//     node the pod is bound to is a success that writes nothing.
+//   - Every pod write is conditional, checked where the pod is stored: the
+//     uid, and for the allocation the resourceVersion that was judged.
+//   - A failed bind takes back only what this attempt wrote (in filter mode
+//     the filter's allocation too), restoring the values the pod had, and
+//     only the keys still as written; then it releases the node lock and
+//     the reservation (HAMi bug 7.7#11 kept the reservation). An allocation
+//     the pod still carries keeps counting until the pod loses it.
+//   - A write answered 5xx or timed out is read back: stored, the bind goes
+//     on; not stored, nothing to take back. When neither the read-back nor
+//     taking it back succeeds, the reservation stays, unconfirmed, until a
+//     version of the pod newer than the judged one settles it (it carries
+//     the write or not), the pod goes, or its next bind replaces it.
+//   - A Binding of unknown outcome takes nothing back and keeps the node
+//     lock: the pod may be starting with its allocation. The next bind reads
+//     the pod live.
+// When in doubt the ledger over-reserves for a while; it never
+// under-reserves.
 //
 // The ledger follows the cluster state's change feed: node inventories are
 // decoded when a node's annotations change, pod charges come from the
@@ -160,10 +179,35 @@ class Scheduler final : private cluster::ClusterWatcher {
   FilterOutcome run_filter(const hami_pod_view& pod, std::vector<Candidate>& candidates);
   std::optional<Reservation> reserve(const PodContext& ctx, std::string_view node,
                                      std::string& reason);
-  // Removes the allocation annotations from the pod (`uid`: the
-  // precondition); false (and logged) when the write failed.
-  bool remove_allocation(std::string_view namespace_, std::string_view name,
-                         std::optional<std::string_view> uid);
+  enum class WriteOutcome { stored, not_stored, unknown };
+  // Why `pod` may not be given devices now ("" when it may): bound
+  // already, terminating, not pending, or another scheduler's.
+  std::string pod_refusal(const cluster::PodRecord& pod) const;
+  // The same for a bind to `node`; in filter mode also an allocation
+  // filter made on another node.
+  std::string bind_refusal(const cluster::PodRecord& pod, std::string_view node) const;
+  // Whether the pod's reservation holds a write of unknown outcome.
+  bool unconfirmed(std::string_view key) const;
+  // `patch` written to `pod` (its uid a precondition), and what became of
+  // it: after a 5xx or timeout the pod is read back; unknown when that
+  // fails too. `error`: the write's error text.
+  WriteOutcome write_pod(const cluster::PodRecord& pod, const cluster::PodMetadataPatch& patch,
+                         std::string& error);
+  // The write of `patch` to `before`, with the undo that restores what it
+  // replaces.
+  static PodWrite plan_write(const cluster::PodRecord& before, cluster::PodMetadataPatch patch);
+  // Takes `write` back while what it wrote is unchanged: stored (taken
+  // back), not_stored (nothing of it left), unknown (it may still be there).
+  WriteOutcome undo_write(const cluster::PodRecord& pod, const PodWrite& write);
+  // Records on the pod's reservation the write that stores it.
+  void attach_write(std::string_view key, std::shared_ptr<const PodWrite> write);
+  // Keeps the pod's reservation as one whose write is of unknown outcome.
+  void mark_unconfirmed(std::string_view key, const PodWrite& write);
+  // The locked part of a bind: the node lock, the reservation, the
+  // allocation write, the Binding, and on failure taking back what this
+  // attempt wrote.
+  std::string bind_devices(const cluster::PodRecord& pod, const PodContext& ctx,
+                           std::string_view node, const std::function<std::string()>& succeed);
   // Drops the pod's reservation; the charge its allocation annotations
   // give (if it still carries any) stays.
   void release(std::string_view key);

@@ -70,6 +70,7 @@ TEST_F(KubeClusterWrites, PodMetadataPatchIsVisibleAtOnce) {
   cluster::PodMetadataPatch patch;
   patch.annotations = {{"hami.io/bind-phase", "allocating"}};
   patch.labels = {{"hami.io/vgpu", "1"}};
+  const std::string before_rv = state_->pod("ml", "p1")->resource_version;
   state_->patch_pod_metadata("ml", "p1", patch, std::string_view("uid-1"));
   // No waiting: the reply is in the cache before the call returns.
   const auto pod = state_->pod("ml", "p1");
@@ -80,12 +81,19 @@ TEST_F(KubeClusterWrites, PodMetadataPatchIsVisibleAtOnce) {
   ASSERT_FALSE(watcher.matching("pod+ ml/p1").empty());
   EXPECT_EQ(watcher.matching("pod+ ml/p1")[0], "pod+ ml/p1@" + pod->resource_version);
 
+  // With a uid to check, the write is a JSON Patch led by its `test`; the
+  // pod has no labels, so the label map is added whole behind a test of
+  // the version the patch was shaped against.
   const auto sent = testing::requests_to(server_, "PATCH", "/api/v1/namespaces/ml/pods/p1");
   ASSERT_EQ(sent.size(), 1U);
-  EXPECT_EQ(sent[0].content_type, "application/merge-patch+json");
+  EXPECT_EQ(sent[0].content_type, "application/json-patch+json");
   EXPECT_EQ(
       sent[0].body,
-      R"({"metadata":{"annotations":{"hami.io/bind-phase":"allocating"},"labels":{"hami.io/vgpu":"1"}}})");
+      R"([{"op":"test","path":"/metadata/uid","value":"uid-1"},)"
+      R"({"op":"test","path":"/metadata/resourceVersion","value":")" +
+          before_rv +
+          R"("},{"op":"add","path":"/metadata/annotations/hami.io~1bind-phase","value":"allocating"},)"
+          R"({"op":"add","path":"/metadata/labels","value":{"hami.io/vgpu":"1"}}])");
 
   // Removing a key.
   cluster::PodMetadataPatch remove;
@@ -162,6 +170,116 @@ TEST_F(KubeClusterWrites, PodMetadataPatchErrors) {
   server_.fail_next("PATCH", "/api/v1/namespaces/ml/pods/p1", 429);
   EXPECT_EQ(kind_of([&] { state_->patch_pod_metadata("ml", "p1", {}, std::nullopt); }),
             ErrorKind::Unavailable);
+}
+
+// The uid precondition is judged by the server, not the cache: the pod was
+// deleted and re-created under its name while the cache still holds the
+// old one, and the new pod is not written to.
+TEST_F(KubeClusterWrites, UidPreconditionReachesTheServer) {
+  state_->stop();  // the cache stays as it is
+  ASSERT_TRUE(server_.remove("Pod", "ml", "p1"));
+  server_.apply(testing::pod_object("ml", "p1", "uid-new"));
+  ASSERT_EQ(state_->pod("ml", "p1")->uid, "uid-1");
+  server_.clear_requests();
+  cluster::PodMetadataPatch patch;
+  patch.annotations = {{"hami.io/vgpu-node", "gpu-1"}};
+  std::string message;
+  EXPECT_EQ(
+      kind_of([&] { state_->patch_pod_metadata("ml", "p1", patch, std::string_view("uid-1")); },
+              &message),
+      ErrorKind::Conflict);
+  EXPECT_EQ(message,
+            "Precondition failed: UID in precondition: uid-1, UID in object meta: uid-new");
+  const auto sent = testing::requests_to(server_, "PATCH", "/api/v1/namespaces/ml/pods/p1");
+  ASSERT_EQ(sent.size(), 1U);
+  EXPECT_EQ(sent[0].status, 422);
+  EXPECT_FALSE(
+      server_object("Pod", "ml", "p1")["metadata"]["annotations"].HasMember("hami.io/vgpu-node"));
+  // The cache now holds the server's pod.
+  EXPECT_EQ(state_->pod("ml", "p1")->uid, "uid-new");
+}
+
+// Annotation-value and resourceVersion preconditions, checked by the
+// server: a failed one writes nothing and is a Conflict that says which.
+TEST_F(KubeClusterWrites, ValuePreconditionsAreJudgedByTheServer) {
+  cluster::PodMetadataPatch first;
+  first.annotations = {{"hami.io/bind-phase", "allocating"}};
+  state_->patch_pod_metadata("ml", "p2", first, std::string_view("uid-2"));
+  state_->stop();
+  // Someone else changes the value on the server.
+  server_.apply(
+      testing::pod_object("ml", "p2", "uid-2", "", R"({"hami.io/bind-phase":"success"})"));
+  cluster::PodMetadataPatch undo;
+  undo.annotations = {{"hami.io/bind-phase", std::nullopt}};
+  undo.expect_annotations = {{"hami.io/bind-phase", "allocating"}};
+  std::string message;
+  EXPECT_EQ(
+      kind_of([&] { state_->patch_pod_metadata("ml", "p2", undo, std::string_view("uid-2")); },
+              &message),
+      ErrorKind::Conflict);
+  EXPECT_EQ(message,
+            "Precondition failed: pod ml/p2 annotation hami.io/bind-phase is no longer "
+            "\"allocating\"");
+  EXPECT_STREQ(
+      server_object("Pod", "ml", "p2")["metadata"]["annotations"]["hami.io/bind-phase"].GetString(),
+      "success");
+
+  cluster::PodMetadataPatch stale;
+  stale.annotations = {{"example.com/x", "1"}};
+  stale.expect_resource_version = "1";
+  EXPECT_EQ(kind_of([&] { state_->patch_pod_metadata("ml", "p2", stale, std::nullopt); }),
+            ErrorKind::Conflict);
+  EXPECT_FALSE(
+      server_object("Pod", "ml", "p2")["metadata"]["annotations"].HasMember("example.com/x"));
+}
+
+// A 5xx on a Binding with the pod read back unbound: known not stored. Read
+// back impossible: the outcome is unknown.
+TEST_F(KubeClusterWrites, BindingFailureSaysWhetherItMayBeStored) {
+  server_.fail_next("POST", "/api/v1/namespaces/ml/pods/p2/binding", 500);
+  try {
+    state_->bind("ml", "p2", "uid-2", "gpu-1");
+    ADD_FAILURE() << "expected ClusterError";
+  } catch (const ClusterError& e) {
+    EXPECT_EQ(e.kind(), ErrorKind::Unavailable);
+    EXPECT_FALSE(e.maybe_stored());
+  }
+  server_.fail_next("POST", "/api/v1/namespaces/ml/pods/p2/binding", 500);
+  server_.fail_next("GET", "/api/v1/namespaces/ml/pods/p2", 500);
+  try {
+    state_->bind("ml", "p2", "uid-2", "gpu-1");
+    ADD_FAILURE() << "expected ClusterError";
+  } catch (const ClusterError& e) {
+    EXPECT_EQ(e.kind(), ErrorKind::Unavailable);
+    EXPECT_TRUE(e.maybe_stored());
+  }
+}
+
+// The node lock is judged live: the cache still shows another pod's lock
+// that the node-side plugin has just released on the server.
+TEST_F(KubeClusterWrites, NodeLockShownOnlyByTheCacheIsTaken) {
+  const std::string held = cluster::format_rfc3339(1'750'000'000) + ",ml,p2";
+  server_.apply(testing::node_object("gpu-1", R"({"hami.io/mutex.lock":")" + held + "\"}"));
+  ASSERT_TRUE(eventually([&] {
+    const auto node = state_->node("gpu-1");
+    return node && node->annotation("hami.io/mutex.lock").has_value();
+  }));
+  state_->stop();
+  server_.apply(testing::node_object("gpu-1"));  // released on the server
+  cluster::NodeLocker locker(*state_, [] { return int64_t{1'750'000'010}; });
+  EXPECT_NO_THROW(locker.lock("gpu-1", "ml", "p1"));
+  EXPECT_STREQ(server_object("Node", "", "gpu-1")["metadata"]["annotations"]["hami.io/mutex.lock"]
+                   .GetString(),
+               (cluster::format_rfc3339(1'750'000'010) + ",ml,p1").c_str());
+  // A lock the server still has is contention.
+  cluster::NodeLocker other(*state_, [] { return int64_t{1'750'000'020}; });
+  try {
+    other.lock("gpu-1", "ml", "p2");
+    ADD_FAILURE() << "expected contention";
+  } catch (const cluster::NodeLockError& e) {
+    EXPECT_TRUE(e.contention());
+    EXPECT_STREQ(e.what(), "node gpu-1 has been locked within 5m0s: node lock contention");
+  }
 }
 
 TEST_F(KubeClusterWrites, NodePatchWithResourceVersion) {

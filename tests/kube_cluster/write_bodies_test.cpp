@@ -43,6 +43,51 @@ TEST(WriteBodies, PodMetadataPatchWithLabelsAndEscapes) {
   EXPECT_EQ(pod_metadata_patch_body({}), R"({"metadata":{}})");
 }
 
+TEST(WriteBodies, PodJsonPatchMatchesFixture) {
+  cluster::PodMetadataPatch patch;
+  patch.annotations = {{"hami.io/bind-phase", "success"}};
+  patch.expect_resource_version = "918310";
+  EXPECT_EQ(pod_metadata_json_patch_body(patch, "", nullptr),
+            compact_fixture("pod-json-patch-annotations-with-test.json"));
+}
+
+cluster::PodRecord known_pod(const char* json) {
+  cluster::PodRecord record;
+  record.model = std::make_shared<k8s::PodModel>(parse(json));
+  record.resource_version = "77";
+  return record;
+}
+
+TEST(WriteBodies, PodJsonPatchTestsComeFirstAndRemovalsNeedTheKey) {
+  const auto known = known_pod(
+      R"({"metadata":{"annotations":{"hami.io/vgpu-node":"n1","a~b":"x"},"labels":{"l":"v"}}})");
+  cluster::PodMetadataPatch undo;
+  undo.annotations = {
+      {"hami.io/vgpu-node", std::nullopt}, {"a~b", "restored"}, {"absent/key", std::nullopt}};
+  undo.labels = {{"l", std::nullopt}};
+  undo.expect_annotations = {{"hami.io/vgpu-node", "n1"}};
+  undo.expect_labels = {{"l", "v"}};
+  EXPECT_EQ(pod_metadata_json_patch_body(undo, "uid-1", &known),
+            R"([{"op":"test","path":"/metadata/uid","value":"uid-1"},)"
+            R"({"op":"test","path":"/metadata/annotations/hami.io~1vgpu-node","value":"n1"},)"
+            R"({"op":"test","path":"/metadata/labels/l","value":"v"},)"
+            R"({"op":"remove","path":"/metadata/annotations/hami.io~1vgpu-node"},)"
+            R"({"op":"add","path":"/metadata/annotations/a~0b","value":"restored"},)"
+            R"({"op":"remove","path":"/metadata/labels/l"}])");
+}
+
+TEST(WriteBodies, PodJsonPatchAddsAMissingMapWholeBehindItsVersion) {
+  const auto bare = known_pod(R"({"metadata":{}})");
+  cluster::PodMetadataPatch patch;
+  patch.annotations = {{"hami.io/vgpu-node", "n1"}, {"gone", std::nullopt}};
+  patch.labels = {{"hami.io/vgpu-node", "n1"}};
+  EXPECT_EQ(pod_metadata_json_patch_body(patch, "u", &bare),
+            R"([{"op":"test","path":"/metadata/uid","value":"u"},)"
+            R"({"op":"test","path":"/metadata/resourceVersion","value":"77"},)"
+            R"({"op":"add","path":"/metadata/annotations","value":{"hami.io/vgpu-node":"n1"}},)"
+            R"({"op":"add","path":"/metadata/labels","value":{"hami.io/vgpu-node":"n1"}}])");
+}
+
 TEST(WriteBodies, NodePatchCarriesResourceVersionFirst) {
   EXPECT_EQ(
       node_annotations_patch_body({{"hami.io/mutex.lock", "2026-06-14T15:05:03Z,ns,p"}},

@@ -108,16 +108,16 @@ TEST_F(Bind, NoLongerFittingReleasesTheLock) {
   EXPECT_FALSE(charge("uid-p"));
 }
 
-TEST_F(Bind, BindingConflictReleasesLockReservationAndAnnotations) {
-  // The pod is already bound elsewhere: the Binding fails after the
-  // allocation was written; everything is undone.
+TEST_F(Bind, PodBoundElsewhereIsRefusedBeforeAnyWrite) {
+  // The pod is already bound to another node: refused before the lock or
+  // any annotation is written, and nothing of it changes.
   std::string json = pod_json("ml", "p", "uid-p", {kGpu3000});
   json.replace(json.find(R"("schedulerName")"), 0, R"("nodeName":"gpu-b",)");
   add_pod(json);
+  const std::string before = env.cluster->pod("ml", "p")->resource_version;
   const std::string error = env.scheduler->bind("ml", "p", "uid-p", "gpu-a");
-  EXPECT_EQ(error,
-            "Operation cannot be fulfilled on pods/binding \"p\": pod p is already assigned to "
-            "node \"gpu-b\"");
+  EXPECT_EQ(error, "pod ml/p is already assigned to node \"gpu-b\"");
+  EXPECT_EQ(env.cluster->pod("ml", "p")->resource_version, before);
   EXPECT_FALSE(lock("gpu-a"));
   EXPECT_FALSE(charge("uid-p"));
   EXPECT_EQ(env.annotation("ml", "p", "hami.io/vgpu-devices-allocated"), "<none>");

@@ -34,13 +34,14 @@ struct FailedBind : ::testing::Test {
       env.cluster->upsert(doc);
     }
   }
-  // p's bind to gpu-a fails after writing its allocation, and so does the
-  // removal: p is left carrying the allocation, unbound.
+  // p's bind to gpu-a fails after writing its allocation (the Binding is
+  // known not stored), and so does taking the allocation back: p is left
+  // carrying it, unbound.
   void strand_p_on_gpu_a() {
-    flaky.fail_bind = true;
+    flaky.fail_bind_unbound = true;
     flaky.fail_removal = true;
     EXPECT_EQ(scheduler.bind("ml", "p", "uid-p", "gpu-a"), "injected: binding failed");
-    flaky.fail_bind = false;
+    flaky.fail_bind_unbound = false;
     flaky.fail_removal = false;
   }
   // A copy: a ledger snapshot held across scheduler calls would block them.
@@ -57,23 +58,44 @@ struct FailedBind : ::testing::Test {
 };
 
 TEST_F(FailedBind, AllocationThatCouldNotBeRemovedStillCounts) {
-  flaky.fail_bind = true;
+  flaky.fail_bind_unbound = true;
   flaky.fail_removal = true;
   EXPECT_EQ(scheduler.bind("ml", "p", "uid-p", "gpu-a"), "injected: binding failed");
   EXPECT_EQ(env.annotation("ml", "p", "hami.io/vgpu-devices-allocated"),
             "GPU-gpu-a-0,NVIDIA,6000,0:;");
-  // The lock is released all the same.
+  // The lock is released all the same: the pod is known not bound.
   EXPECT_FALSE(env.cluster->node("gpu-a")->annotation("hami.io/mutex.lock"));
 
   const std::vector<std::string> names = {"gpu-a"};
   EXPECT_TRUE(scheduler.filter(q, names).fit.empty());
-  flaky.fail_bind = false;
+  flaky.fail_bind_unbound = false;
   EXPECT_NE(scheduler.bind("ml", "q", "uid-q", "gpu-a"), "");
   EXPECT_EQ(env.cluster->pod("ml", "q")->node_name, "");
 
   // The retried bind of p (kube-scheduler retries) reuses its own room.
   EXPECT_EQ(scheduler.bind("ml", "p", "uid-p", "gpu-a"), "");
   EXPECT_EQ(env.cluster->pod("ml", "p")->node_name, "gpu-a");
+}
+
+// A Binding whose outcome is unknown (a 5xx or timeout, and the pod could
+// not be read back) may have bound the pod: its allocation is not taken
+// back and the node lock stays for the node-side plugin. The retried bind
+// reads the pod live and finishes.
+TEST_F(FailedBind, BindingOfUnknownOutcomeKeepsAllocationAndLock) {
+  flaky.fail_bind = true;
+  EXPECT_EQ(scheduler.bind("ml", "p", "uid-p", "gpu-a"), "injected: binding failed");
+  EXPECT_EQ(env.annotation("ml", "p", "hami.io/vgpu-devices-allocated"),
+            "GPU-gpu-a-0,NVIDIA,6000,0:;");
+  EXPECT_EQ(env.annotation("ml", "p", "hami.io/vgpu-node"), "gpu-a");
+  EXPECT_TRUE(env.cluster->node("gpu-a")->annotation("hami.io/mutex.lock"));
+  const std::vector<std::string> names = {"gpu-a"};
+  EXPECT_TRUE(scheduler.filter(q, names).fit.empty());
+
+  flaky.fail_bind = false;
+  EXPECT_EQ(scheduler.bind("ml", "p", "uid-p", "gpu-a"), "");
+  EXPECT_EQ(env.cluster->pod("ml", "p")->node_name, "gpu-a");
+  EXPECT_EQ(env.annotation("ml", "p", "hami.io/vgpu-devices-allocated"),
+            "GPU-gpu-a-0,NVIDIA,6000,0:;");
 }
 
 // The retry of such a bind fails before its own allocation is written:
@@ -154,13 +176,39 @@ TEST_F(FailedBind, RetryElsewhereHoldsBothRoomsUntilItsWriteLands) {
 }
 
 // A write reported failed may have been stored (a timeout, a 5xx after the
-// commit): the host removes what it may have written, in both allocation
-// modes, and the room is free again.
-TEST_F(FailedBind, UnconfirmedWriteIsRemovedAgain) {
+// commit): the pod, read back, shows it was, and the bind goes on with it;
+// in filter mode the filter's answer stands.
+TEST_F(FailedBind, WriteReportedFailedButReadBackStoredGoesOn) {
   flaky.fail_write_after_storing = true;
+  EXPECT_EQ(scheduler.bind("ml", "p", "uid-p", "gpu-a"), "");
+  EXPECT_EQ(env.cluster->pod("ml", "p")->node_name, "gpu-a");
+  EXPECT_EQ(env.annotation("ml", "p", "hami.io/vgpu-devices-allocated"),
+            "GPU-gpu-a-0,NVIDIA,6000,0:;");
+
+  scheduling::SchedulerOptions filter_mode = options();
+  filter_mode.allocate_at = scheduling::AllocateAt::Filter;
+  scheduling::Scheduler filtering(flaky, env.registry.devices(), env.registry.scheduling(),
+                                  filter_mode);
+  const std::vector<std::string> names = {"gpu-b"};
+  const auto out = filtering.filter(q, names);
+  EXPECT_EQ(out.error, "");
+  EXPECT_EQ(out.fit, std::vector<size_t>{0});
+  EXPECT_EQ(env.annotation("ml", "q", "hami.io/vgpu-devices-allocated"),
+            "GPU-gpu-b-0,NVIDIA,6000,0:;");
+}
+
+// The same when the pod cannot be read back either: what may have been
+// stored is taken back (only while it is as written), in both allocation
+// modes, and the room is free again.
+TEST_F(FailedBind, UnconfirmedWriteIsTakenBack) {
+  flaky.fail_write_after_storing = true;
+  flaky.fail_live_reads = true;
   EXPECT_EQ(scheduler.bind("ml", "p", "uid-p", "gpu-a"), "injected: pod write timed out");
   EXPECT_EQ(env.annotation("ml", "p", "hami.io/vgpu-devices-allocated"), "<none>");
   EXPECT_EQ(env.annotation("ml", "p", "hami.io/vgpu-node"), "<none>");
+  EXPECT_EQ(env.annotation("ml", "p", "hami.io/bind-phase"), "<none>");
+  EXPECT_EQ(env.annotation("ml", "p", "hami.io/bind-time"), "<none>");
+  EXPECT_EQ(env.annotation("ml", "p", "hami.io/vgpu-time"), "<none>");
   EXPECT_EQ(scheduler.ledger().read()->pod("uid-p"), nullptr);
 
   scheduling::SchedulerOptions filter_mode = options();
@@ -173,17 +221,28 @@ TEST_F(FailedBind, UnconfirmedWriteIsRemovedAgain) {
   EXPECT_EQ(filtering.ledger().read()->pod("uid-q"), nullptr);
 
   flaky.fail_write_after_storing = false;
+  flaky.fail_live_reads = false;
   EXPECT_EQ(scheduler.bind("ml", "q", "uid-q", "gpu-a"), "");
 }
 
-// The write timed out but was stored, the removal failed, and the cluster
-// state has not seen the write yet: the room stays reserved until it does.
+// The write timed out but was stored, neither a read-back nor taking it
+// back succeeded, and the cluster state has not seen the write yet: the
+// room stays reserved (unconfirmed) until a newer version of the pod
+// settles it.
 TEST_F(FailedBind, UnconfirmedWriteThatCouldNotBeRemovedKeepsTheRoom) {
   const std::vector<std::string> names = {"gpu-a"};
   flaky.defer_write = true;
   flaky.fail_removal = true;
+  flaky.fail_live_reads = true;
   EXPECT_EQ(scheduler.bind("ml", "p", "uid-p", "gpu-a"), "injected: pod write timed out");
   EXPECT_EQ(env.annotation("ml", "p", "hami.io/vgpu-devices-allocated"), "<none>");
+  {
+    const auto charge = charge_of("uid-p");
+    ASSERT_TRUE(charge);
+    EXPECT_TRUE(charge->reservation);
+    ASSERT_TRUE(charge->write);
+    EXPECT_TRUE(charge->write->unconfirmed);
+  }
   EXPECT_TRUE(scheduler.filter(q, names).fit.empty());
   // The write shows up: p's allocation counts from its annotations.
   flaky.store_deferred();
@@ -196,8 +255,29 @@ TEST_F(FailedBind, UnconfirmedWriteThatCouldNotBeRemovedKeepsTheRoom) {
   // p's retry goes through and keeps its room.
   flaky.defer_write = false;
   flaky.fail_removal = false;
+  flaky.fail_live_reads = false;
   EXPECT_EQ(scheduler.bind("ml", "p", "uid-p", "gpu-a"), "");
   EXPECT_TRUE(scheduler.filter(q, names).fit.empty());
+}
+
+// An unconfirmed write that was in fact never stored: the next version of
+// the pod (an unrelated update, newer than the version the write was judged
+// against) does not carry it, which settles it, and the room is free.
+TEST_F(FailedBind, UnconfirmedWriteNeverStoredIsSettledByTheNextVersion) {
+  const std::vector<std::string> names = {"gpu-a"};
+  flaky.defer_write = true;
+  flaky.fail_removal = true;
+  flaky.fail_live_reads = true;
+  EXPECT_EQ(scheduler.bind("ml", "p", "uid-p", "gpu-a"), "injected: pod write timed out");
+  EXPECT_TRUE(scheduler.filter(q, names).fit.empty());
+  flaky.defer_write = false;
+  flaky.fail_removal = false;
+  flaky.fail_live_reads = false;
+  cluster::PodMetadataPatch unrelated;
+  unrelated.annotations.push_back({"example.com/touched", "yes"});
+  env.cluster->patch_pod_metadata("ml", "p", unrelated, std::nullopt);
+  EXPECT_FALSE(charge_of("uid-p"));
+  EXPECT_FALSE(scheduler.filter(q, names).fit.empty());
 }
 
 // The node lock was stored but the write reported failed: the bind fails
@@ -210,10 +290,12 @@ TEST_F(FailedBind, LockStoredBeforeAnErrorIsReleased) {
 }
 
 TEST_F(FailedBind, RemovedAllocationFreesTheRoom) {
-  flaky.fail_bind = true;
+  flaky.fail_bind_unbound = true;
   EXPECT_EQ(scheduler.bind("ml", "p", "uid-p", "gpu-a"), "injected: binding failed");
   EXPECT_EQ(env.annotation("ml", "p", "hami.io/vgpu-devices-allocated"), "<none>");
-  flaky.fail_bind = false;
+  EXPECT_EQ(env.annotation("ml", "p", "hami.io/bind-phase"), "<none>");
+  EXPECT_FALSE(env.cluster->node("gpu-a")->annotation("hami.io/mutex.lock"));
+  flaky.fail_bind_unbound = false;
   EXPECT_EQ(scheduler.bind("ml", "q", "uid-q", "gpu-a"), "");
 }
 

@@ -2,8 +2,8 @@
 // server would: Binding creation, allocation writes and allocation removals
 // fail on command (a 5xx; an allocation write also as refused, or as failed
 // after it was stored); those and node writes (the node lock) fail at random
-// at a given rate (a 5xx). Reads and events always pass. A hook sees each
-// pod write first.
+// at a given rate (a 5xx). Live reads fail on command; cached reads and
+// events always pass. A hook sees each pod write first.
 #pragma once
 
 #include <atomic>
@@ -23,7 +23,14 @@ class FlakyCluster final : public cluster::ClusterState {
   explicit FlakyCluster(cluster::ClusterState& inner, uint32_t seed = 1)
       : inner_(inner), rng_(seed) {}
 
+  // The Binding fails with a 5xx and its outcome is unknown (the backend
+  // could not read the pod back).
   std::atomic<bool> fail_bind{false};
+  // The Binding fails with a 5xx and the backend, reading the pod back,
+  // found it unbound: known not stored.
+  std::atomic<bool> fail_bind_unbound{false};
+  // pod_live fails (the API server cannot be reached to read a pod back).
+  std::atomic<bool> fail_live_reads{false};
   std::atomic<bool> fail_removal{false};
   std::atomic<bool> fail_write{false};
   // The allocation write is stored, and then reported failed (a timeout or
@@ -41,6 +48,8 @@ class FlakyCluster final : public cluster::ClusterState {
   // Called before each pod write is forwarded (or failed), with the patch:
   // a test looks at the scheduler while a bind is in flight.
   std::function<void(const cluster::PodMetadataPatch&)> before_pod_write;
+  // Called before each Binding is forwarded (or failed).
+  std::function<void()> before_bind;
 
   std::shared_ptr<const k8s::NodeModel> node(std::string_view n) const override {
     return inner_.node(n);
@@ -54,6 +63,15 @@ class FlakyCluster final : public cluster::ClusterState {
   }
   std::vector<std::shared_ptr<const cluster::PodRecord>> pods() const override {
     return inner_.pods();
+  }
+  std::shared_ptr<const cluster::PodRecord> pod_live(std::string_view ns,
+                                                     std::string_view n) override {
+    if (fail_live_reads)
+      fail("injected: pod read failed");
+    return inner_.pod_live(ns, n);
+  }
+  std::shared_ptr<const k8s::NodeModel> node_live(std::string_view n) override {
+    return inner_.node_live(n);
   }
   std::vector<cluster::ResourceQuotaRecord> quotas() const override { return inner_.quotas(); }
   std::vector<cluster::NamespaceRecord> namespaces() const override { return inner_.namespaces(); }
@@ -91,8 +109,15 @@ class FlakyCluster final : public cluster::ClusterState {
   }
   void bind(std::string_view ns, std::string_view n, std::string_view uid,
             std::string_view node) override {
+    if (before_bind)
+      before_bind();
     if (fail_bind || chance())
       fail("injected: binding failed");
+    if (fail_bind_unbound) {
+      ++injected;
+      throw cluster::ClusterError(cluster::ErrorKind::Unavailable, "injected: binding failed",
+                                  false);
+    }
     inner_.bind(ns, n, uid, node);
   }
   void record_event(const cluster::Event& e) override { inner_.record_event(e); }
