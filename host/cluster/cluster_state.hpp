@@ -11,6 +11,14 @@
 // may read the cluster state but must not write to it from the callback).
 // `watch` first replays the current contents as upserts.
 //
+// Pods are identified by uid. When a pod's namespace/name comes to hold a
+// pod of another uid (deleted and re-created under the same name, as a
+// StatefulSet does, while the backend did not see the deletion), watchers
+// get pod_deleted(<the old record>) before pod_upserted(<the new record>),
+// so nothing keyed by uid keeps the old pod. A deletion a backend learns
+// of from elsewhere (a watch event, a relist) removes only the uid it
+// names: a late deletion of the old pod never removes the new one.
+//
 // Writes throw ClusterError (kind NotFound, Conflict, Invalid, Unavailable)
 // and are visible to reads and watchers before they return.
 #pragma once

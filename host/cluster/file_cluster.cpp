@@ -150,8 +150,13 @@ rapidjson::Document parse_stored(const std::string& json) {
 struct FileClusterState::Notes {
   std::vector<std::shared_ptr<const k8s::NodeModel>> nodes;
   std::vector<std::string> deleted_nodes;
-  std::vector<std::shared_ptr<const PodRecord>> pods;
-  std::vector<std::shared_ptr<const PodRecord>> deleted_pods;
+  // Upserts and deletions in the order they were made: a pod re-created
+  // under its name is a deletion of the old uid, then an upsert.
+  struct PodChange {
+    std::shared_ptr<const PodRecord> record;
+    bool deleted = false;
+  };
+  std::vector<PodChange> pods;
   bool quotas = false;
   std::vector<ClusterWatcher*> watchers;
 };
@@ -383,8 +388,15 @@ void FileClusterState::add_object(Value& object, Allocator& a, std::string_view 
       StoredPod stored;
       stored.record = pod_record(object);
       stored.json = to_compact_json(object);
-      notes.pods.push_back(stored.record);
-      pods_.insert_or_assign(PodKey{ns, name}, std::move(stored));
+      PodKey key{ns, name};
+      // The name now belongs to another pod: the old one is gone, and
+      // watchers (the usage ledger, keyed by uid) must hear so first.
+      if (const auto old = pods_.find(key);
+          old != pods_.end() && old->second.record->uid != stored.record->uid) {
+        notes.pods.push_back({old->second.record, true});
+      }
+      notes.pods.push_back({stored.record, false});
+      pods_.insert_or_assign(std::move(key), std::move(stored));
     } else if (kind_text == "ResourceQuota") {
       std::string ns = string_at(meta, "namespace");
       if (ns.empty())
@@ -413,10 +425,12 @@ void FileClusterState::deliver(const Notes& notes) {
       w->node_upserted(n);
     for (const auto& n : notes.deleted_nodes)
       w->node_deleted(n);
-    for (const auto& p : notes.pods)
-      w->pod_upserted(p);
-    for (const auto& p : notes.deleted_pods)
-      w->pod_deleted(p);
+    for (const auto& p : notes.pods) {
+      if (p.deleted)
+        w->pod_deleted(p.record);
+      else
+        w->pod_upserted(p.record);
+    }
     if (notes.quotas)
       w->quotas_changed();
   }
@@ -458,7 +472,7 @@ void FileClusterState::delete_pod(std::string_view namespace_, std::string_view 
     const auto it = pods_.find(PodKey{std::string(namespace_), std::string(name)});
     if (it == pods_.end())
       return;
-    notes.deleted_pods.push_back(it->second.record);
+    notes.pods.push_back({it->second.record, true});
     pods_.erase(it);
     notes.watchers = watchers_;
   }
@@ -549,7 +563,7 @@ void FileClusterState::watch(ClusterWatcher& watcher) {
     for (const auto& [_, n] : nodes_)
       notes.nodes.push_back(n.model);
     for (const auto& [_, p] : pods_)
-      notes.pods.push_back(p.record);
+      notes.pods.push_back({p.record, false});
     notes.quotas = true;
     notes.watchers = {&watcher};
   }
@@ -597,7 +611,7 @@ void FileClusterState::patch_pod_metadata(std::string_view namespace_, std::stri
     }
     stored.json = to_compact_json(doc);
     stored.record = record;
-    notes.pods.push_back(std::move(record));
+    notes.pods.push_back({std::move(record), false});
     notes.watchers = watchers_;
   }
   deliver(notes);
@@ -675,7 +689,7 @@ void FileClusterState::bind(std::string_view namespace_, std::string_view name,
     auto record = pod_record(doc);
     stored.json = to_compact_json(doc);
     stored.record = record;
-    notes.pods.push_back(std::move(record));
+    notes.pods.push_back({std::move(record), false});
     notes.watchers = watchers_;
   }
   deliver(notes);

@@ -61,7 +61,8 @@ class FileClusterState final : public ClusterState {
 
   // Adds or replaces one object by kind (Node, Pod, ResourceQuota,
   // Namespace); other kinds are ignored. Throws SnapshotError when the
-  // object is malformed. Watchers are notified.
+  // object is malformed. Watchers are notified; a Pod replacing a stored
+  // one of another uid is told as pod_deleted(old) then pod_upserted(new).
   void upsert(const rapidjson::Value& object, std::string_view origin = "object");
   void delete_node(std::string_view name);
   void delete_pod(std::string_view namespace_, std::string_view name);

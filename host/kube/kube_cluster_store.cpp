@@ -241,6 +241,10 @@ bool KubeClusterStore::apply_pod(const Value& pod, bool force, Notes& notes) {
       !resource_version_newer(record->resource_version, slot.record->resource_version)) {
     return false;
   }
+  // The name belongs to a new pod now (the old one's deletion was missed:
+  // a relist, or a write reply ahead of the watch). The old uid is gone.
+  if (slot.record && slot.record->uid != record->uid)
+    notes.changes.push_back({Notes::Kind::PodDeleted, nullptr, {}, slot.record});
   slot.record = record;
   slot.json = std::move(json);
   notes.changes.push_back({Notes::Kind::PodUpserted, nullptr, {}, std::move(record)});
@@ -261,12 +265,16 @@ void KubeClusterStore::upsert_pod(const Value& pod, bool force) {
 void KubeClusterStore::delete_pod(const Value& last_state) {
   const auto [ns, name] = split_key(object_key(last_state));
   const std::string rv = resource_version_of(last_state);
+  const std::string uid = uid_of(last_state);
   std::lock_guard order(order_mu_);
   Notes notes;
   {
     std::lock_guard guard(mu_);
     const auto it = pods_.find(Key{ns, name});
     if (it == pods_.end() || provably_newer(it->second.record->resource_version, rv))
+      return;
+    // The deletion of another pod of that name (the one it replaced).
+    if (!uid.empty() && it->second.record->uid != uid)
       return;
     notes.changes.push_back({Notes::Kind::PodDeleted, nullptr, {}, it->second.record});
     pods_.erase(it);
@@ -306,13 +314,15 @@ std::size_t KubeClusterStore::pod_text_bytes() const {
 }
 
 void KubeClusterStore::mark_bound(std::string_view namespace_, std::string_view name,
-                                  std::string_view node) {
+                                  std::string_view node, std::string_view uid) {
   std::lock_guard order(order_mu_);
   std::string json;
   {
     std::lock_guard guard(mu_);
     const auto it = pods_.find(Key{std::string(namespace_), std::string(name)});
     if (it == pods_.end())
+      return;
+    if (!uid.empty() && it->second.record->uid != uid)
       return;
     if (!it->second.record->node_name.empty())
       return;

@@ -11,11 +11,23 @@
 // stored one (integers compared as integers) is ignored, so a watch event
 // that lags behind a write reply already stored cannot roll the cache back.
 // The same holds for a deletion: a DELETED event older than what is stored
-// (the object was re-created meanwhile) is ignored.
+// (the object was re-created meanwhile) is ignored. Revisions are the
+// store-wide etcd ones, so the rule holds across pods of one name.
+//
+// Uid rule: pods are stored by namespace/name, but a name may come to hold
+// a new pod whose deletion of the old one was never seen (a relist after a
+// dropped watch or 410, an ADDED/MODIFIED event or a write reply carrying
+// another uid). Watchers then get pod_deleted(<old record>) before
+// pod_upserted(<new record>). A DELETED event removes only the uid it
+// names. A relist deletion says no pod of that name existed at the list's
+// revision: it removes the stored pod whatever its uid, unless that is
+// newer than the list (a write reply stored a pod created after it).
 //
 // Binding rule: spec.nodeName is immutable once set, so an update of the
 // same pod (same uid) without it — older than a binding stored at once by
-// mark_bound — keeps the stored node name instead of unbinding the pod.
+// mark_bound — keeps the stored node name instead of unbinding the pod. A
+// pod of a new uid reads with its own spec.nodeName (a re-created pod is
+// pending until it is bound itself).
 //
 // Objects are trimmed (kube/object_trim.hpp) before anything is kept. A
 // pod or node the models reject is logged and left out.
@@ -76,9 +88,11 @@ class KubeClusterStore {
 
   // After a successful Binding: the cached pod gets spec.nodeName = node at
   // once (its resourceVersion is left as it was, so the watch event of the
-  // binding, which is newer, still replaces it). No-op for an unknown pod
-  // or one already bound.
-  void mark_bound(std::string_view namespace_, std::string_view name, std::string_view node);
+  // binding, which is newer, still replaces it). No-op for an unknown pod,
+  // one already bound, or — with `uid` set — a pod of another uid (the
+  // name was re-created since the Binding of `uid` was sent).
+  void mark_bound(std::string_view namespace_, std::string_view name, std::string_view node,
+                  std::string_view uid = {});
 
   // Bytes of pod JSON text held: pending pods' only.
   std::size_t pod_text_bytes() const;

@@ -103,6 +103,11 @@ std::string resource_version_of(const Value& object) {
   return meta != nullptr ? string_member(*meta, "resourceVersion") : std::string();
 }
 
+std::string uid_of(const Value& object) {
+  const Value* meta = member(object, "metadata");
+  return meta != nullptr ? string_member(*meta, "uid") : std::string();
+}
+
 bool resource_version_newer(std::string_view candidate, std::string_view stored) {
   const auto c = decimal(candidate);
   const auto s = decimal(stored);

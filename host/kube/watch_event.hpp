@@ -45,6 +45,9 @@ std::string object_key(const rapidjson::Value& object);
 // metadata.resourceVersion of an object; empty when absent.
 std::string resource_version_of(const rapidjson::Value& object);
 
+// metadata.uid of an object; empty when absent.
+std::string uid_of(const rapidjson::Value& object);
+
 // Whether resourceVersion `candidate` is newer than `stored`: compared as
 // integers when both are decimal integers (etcd revisions), else any
 // difference counts as newer (the API server only promises opaque values).

@@ -92,13 +92,24 @@ class Recorder final : public ClusterWatcher {
   void node_deleted(std::string_view name) override { log.push_back("node-" + std::string(name)); }
   void pod_upserted(const std::shared_ptr<const PodRecord>& pod) override {
     log.push_back("pod+" + pod->namespace_ + "/" + pod->name + "@" + pod->resource_version);
+    pod_uids.push_back("+" + pod->uid + " " + pod->node_name);
   }
   void pod_deleted(const std::shared_ptr<const PodRecord>& pod) override {
     log.push_back("pod-" + pod->namespace_ + "/" + pod->name);
+    pod_uids.push_back("-" + pod->uid + " " + pod->node_name);
   }
   void quotas_changed() override { log.push_back("quotas"); }
   std::vector<std::string> log;
+  // "+<uid> <node>" / "-<uid> <node>" per pod notification, in order.
+  std::vector<std::string> pod_uids;
 };
+
+rapidjson::Document parse_json(const std::string& text) {
+  rapidjson::Document doc;
+  doc.Parse(text.data(), text.size());
+  EXPECT_FALSE(doc.HasParseError()) << text;
+  return doc;
+}
 
 TEST(FileCluster, LoadsListsTypedListsAndSingleDocuments) {
   const auto state = FileClusterState::from_text(kSnapshot, "snapshot.yaml");
@@ -429,6 +440,36 @@ TEST(FileCluster, WatchReplaysThenReportsWritesInOrder) {
   state->unwatch(rec);
   state->delete_pod("default", "pending");
   EXPECT_EQ(rec.log.size(), 3u);
+}
+
+// A StatefulSet's pod deleted and re-created under its name, the store
+// told only of the new one: the old uid is deleted first, then the new
+// pod arrives as itself (pending, not on the old pod's node). An update of
+// the same uid stays a plain upsert.
+TEST(FileCluster, PodReCreatedUnderItsNameDeletesTheOldUidFirst) {
+  const auto state = FileClusterState::from_text(kSnapshot, "s");
+  Recorder rec;
+  state->watch(rec);
+  rec.log.clear();
+  rec.pod_uids.clear();
+  state->upsert(
+      parse_json(R"({"kind":"Pod","metadata":{"name":"running","namespace":"ml","uid":"uid-new"},)"
+                 R"("spec":{"containers":[{"name":"main"}]},"status":{"phase":"Pending"}})"));
+  EXPECT_EQ(rec.pod_uids, (std::vector<std::string>{"-uid-running node-a", "+uid-new "}));
+  ASSERT_EQ(rec.log.size(), 2u);
+  EXPECT_EQ(rec.log[0], "pod-ml/running");
+  const auto pod = state->pod("ml", "running");
+  ASSERT_TRUE(pod);
+  EXPECT_EQ(pod->uid, "uid-new");
+  EXPECT_EQ(pod->node_name, "");
+  EXPECT_EQ(pod->phase, "Pending");
+  EXPECT_EQ(state->pods().size(), 2u);
+  rec.pod_uids.clear();
+  state->upsert(
+      parse_json(R"({"kind":"Pod","metadata":{"name":"running","namespace":"ml","uid":"uid-new"},)"
+                 R"("spec":{"nodeName":"node-a","containers":[{"name":"main"}]}})"));
+  EXPECT_EQ(rec.pod_uids, (std::vector<std::string>{"+uid-new node-a"}));
+  state->unwatch(rec);
 }
 
 TEST(FileCluster, EventsAreKeptUpToCapacity) {

@@ -193,6 +193,95 @@ TEST_F(KubeClusterSync, RelistAfterExpiryDeliversMissedDeletion) {
   state->unwatch(watcher);
 }
 
+// A MODIFIED event carrying another uid for a watched name (the server
+// replaced the object): the old uid is deleted first.
+TEST_F(KubeClusterSync, WatchedNewUidDeletesTheOldPodFirst) {
+  seed();
+  server_.apply(testing::pod_object("ml", "infer-0", "uid-old", "gpu-1"));
+  auto state = start();
+  ASSERT_TRUE(state->wait_synced(5s));
+  ASSERT_TRUE(server_.wait_open_watches(4, 5s));
+  RecordingWatcher watcher;
+  state->watch(watcher);
+  watcher.clear();
+  const std::string rv = server_.apply(testing::pod_object("ml", "infer-0", "uid-new"));
+  ASSERT_TRUE(eventually([&] { return watcher.pod_uids().size() >= 2; }));
+  EXPECT_EQ(watcher.pod_uids(), (std::vector<std::string>{"pod- ml/infer-0 uid-old gpu-1",
+                                                          "pod+ ml/infer-0 uid-new "}));
+  const auto pod = state->pod("ml", "infer-0");
+  ASSERT_TRUE(pod);
+  EXPECT_EQ(pod->uid, "uid-new");
+  EXPECT_EQ(pod->resource_version, rv);
+  EXPECT_EQ(pod->node_name, "");
+  state->unwatch(watcher);
+}
+
+// Cut off while the pod is deleted and re-created under its name, and the
+// server forgets the history: the relist after 410 lists only the new uid,
+// and the old one is deleted before the new one arrives.
+TEST_F(KubeClusterSync, RelistAfterExpiryDeletesTheReCreatedPodsOldUid) {
+  seed();
+  server_.apply(testing::pod_object("ml", "infer-0", "uid-old", "gpu-1"));
+  auto state = start();
+  ASSERT_TRUE(state->wait_synced(5s));
+  ASSERT_TRUE(server_.wait_open_watches(4, 5s));
+  RecordingWatcher watcher;
+  state->watch(watcher);
+  watcher.clear();
+
+  server_.set_refusing(true);
+  server_.drop_watches();
+  ASSERT_TRUE(server_.remove("Pod", "ml", "infer-0"));
+  const std::string rv = server_.apply(testing::pod_object("ml", "infer-0", "uid-new"));
+  server_.compact();
+  server_.apply(testing::namespace_object("after-compaction"));
+  server_.clear_requests();
+  server_.set_refusing(false);
+
+  ASSERT_TRUE(eventually([&] { return watcher.pod_uids().size() >= 2; }))
+      << ::testing::PrintToString(watcher.log());
+  EXPECT_EQ(watcher.pod_uids(), (std::vector<std::string>{"pod- ml/infer-0 uid-old gpu-1",
+                                                          "pod+ ml/infer-0 uid-new "}));
+  ASSERT_TRUE(state->pod("ml", "infer-0"));
+  EXPECT_EQ(state->pod("ml", "infer-0")->uid, "uid-new");
+  EXPECT_EQ(state->pod("ml", "infer-0")->resource_version, rv);
+  EXPECT_EQ(state->pod("ml", "infer-0")->node_name, "");
+  bool relisted = false;
+  for (const auto& r : testing::requests_to(server_, "GET", "/api/v1/pods"))
+    relisted = relisted || (!r.watch && r.status == 200);
+  EXPECT_TRUE(relisted);
+  state->unwatch(watcher);
+}
+
+// The same with the history kept: the re-watch replays the deletion and
+// the creation, and the watcher sees them as they were.
+TEST_F(KubeClusterSync, ReWatchAfterDropDeliversTheReCreation) {
+  seed();
+  server_.apply(testing::pod_object("ml", "infer-0", "uid-old", "gpu-1"));
+  auto state = start();
+  ASSERT_TRUE(state->wait_synced(5s));
+  ASSERT_TRUE(server_.wait_open_watches(4, 5s));
+  RecordingWatcher watcher;
+  state->watch(watcher);
+  watcher.clear();
+
+  server_.set_refusing(true);
+  server_.drop_watches();
+  ASSERT_TRUE(server_.remove("Pod", "ml", "infer-0"));
+  server_.apply(testing::pod_object("ml", "infer-0", "uid-new"));
+  server_.clear_requests();
+  server_.set_refusing(false);
+
+  ASSERT_TRUE(eventually([&] { return watcher.pod_uids().size() >= 2; }))
+      << ::testing::PrintToString(watcher.log());
+  EXPECT_EQ(watcher.pod_uids(), (std::vector<std::string>{"pod- ml/infer-0 uid-old gpu-1",
+                                                          "pod+ ml/infer-0 uid-new "}));
+  EXPECT_EQ(state->pod("ml", "infer-0")->uid, "uid-new");
+  for (const auto& r : testing::requests_to(server_, "GET", "/api/v1/pods"))
+    EXPECT_TRUE(r.watch) << "unexpected relist: " << r.query;
+  state->unwatch(watcher);
+}
+
 TEST_F(KubeClusterSync, ReconnectsAfterDroppedWatchWithoutRelist) {
   seed();
   auto state = start();

@@ -110,6 +110,48 @@ TEST_F(KubeClusterWrites, PodMetadataPatchIsVisibleAtOnce) {
   state_->unwatch(watcher);
 }
 
+// A write reply ahead of the watch: the pod was deleted and re-created
+// under its name while the pod watch was down, and a patch by name lands
+// on the new pod. The reply deletes the old uid first. The watch, back
+// later, replays the old uid's DELETED and the creation, both older than
+// the reply: the new pod stays as the reply left it.
+TEST_F(KubeClusterWrites, PatchReplyOfANewUidDeletesTheOldPodFirst) {
+  ASSERT_TRUE(server_.wait_open_watches(4, 5s));
+  testing::RecordingWatcher watcher;
+  state_->watch(watcher);
+  watcher.clear();
+  server_.fail_next("GET", "/api/v1/pods", 500, 1000);  // the pod watch stays down
+  server_.drop_watches();
+  ASSERT_TRUE(server_.remove("Pod", "ml", "p1"));
+  server_.apply(testing::pod_object("ml", "p1", "uid-1b"));
+  ASSERT_EQ(state_->pod("ml", "p1")->uid, "uid-1");
+
+  state_->patch_pod_metadata("ml", "p1", {{{"hami.io/k", "v"}}, {}}, std::nullopt);
+  EXPECT_EQ(watcher.pod_uids(),
+            (std::vector<std::string>{"pod- ml/p1 uid-1 ", "pod+ ml/p1 uid-1b "}));
+  ASSERT_EQ(state_->pod("ml", "p1")->uid, "uid-1b");
+
+  // The watch comes back once the injected failures are used up.
+  const auto client = testing::client_for(server_.url());
+  bool listed = false;
+  for (int i = 0; i < 1000 && !listed; ++i) {
+    try {
+      client->get("/api/v1/pods");
+      listed = true;
+    } catch (const ApiError&) {
+    }
+  }
+  ASSERT_TRUE(listed);
+  server_.apply(testing::pod_object("ml", "marker", "uid-m"));
+  ASSERT_TRUE(eventually([&] { return state_->pod("ml", "marker") != nullptr; }));
+  EXPECT_EQ(watcher.pod_uids(), (std::vector<std::string>{"pod- ml/p1 uid-1 ", "pod+ ml/p1 uid-1b ",
+                                                          "pod+ ml/marker uid-m "}));
+  const auto pod = state_->pod("ml", "p1");
+  ASSERT_TRUE(pod);
+  EXPECT_EQ(pod->uid, "uid-1b");
+  EXPECT_EQ(*pod->annotation("hami.io/k"), "v");
+}
+
 TEST_F(KubeClusterWrites, PodMetadataPatchErrors) {
   server_.clear_requests();
   std::string message;

@@ -1,6 +1,6 @@
 // A ClusterWatcher that writes down every notification as text, in order:
 // "node+ name@rv", "node- name", "pod+ ns/name@rv", "pod- ns/name@rv",
-// "quotas".
+// "quotas"; and the pod ones apart with their uid (pod_uids).
 #pragma once
 
 #include <chrono>
@@ -20,10 +20,12 @@ class RecordingWatcher final : public cluster::ClusterWatcher {
   }
   void node_deleted(std::string_view name) override { add("node- " + std::string(name)); }
   void pod_upserted(const std::shared_ptr<const cluster::PodRecord>& pod) override {
-    add("pod+ " + pod->namespace_ + "/" + pod->name + "@" + pod->resource_version);
+    add("pod+ " + pod->namespace_ + "/" + pod->name + "@" + pod->resource_version,
+        "pod+ " + pod->namespace_ + "/" + pod->name + " " + pod->uid + " " + pod->node_name);
   }
   void pod_deleted(const std::shared_ptr<const cluster::PodRecord>& pod) override {
-    add("pod- " + pod->namespace_ + "/" + pod->name + "@" + pod->resource_version);
+    add("pod- " + pod->namespace_ + "/" + pod->name + "@" + pod->resource_version,
+        "pod- " + pod->namespace_ + "/" + pod->name + " " + pod->uid + " " + pod->node_name);
   }
   void quotas_changed() override { add("quotas"); }
 
@@ -31,9 +33,16 @@ class RecordingWatcher final : public cluster::ClusterWatcher {
     std::lock_guard guard(mu_);
     return log_;
   }
+  // The pod notifications only, naming uid and node:
+  // "pod+ ns/name uid node", "pod- ns/name uid node" (node empty: unbound).
+  std::vector<std::string> pod_uids() const {
+    std::lock_guard guard(mu_);
+    return pod_uids_;
+  }
   void clear() {
     std::lock_guard guard(mu_);
     log_.clear();
+    pod_uids_.clear();
   }
   // Entries starting with `prefix`, in order.
   std::vector<std::string> matching(const std::string& prefix) const {
@@ -47,12 +56,15 @@ class RecordingWatcher final : public cluster::ClusterWatcher {
   }
 
  private:
-  void add(std::string entry) {
+  void add(std::string entry, std::string pod_entry = {}) {
     std::lock_guard guard(mu_);
     log_.push_back(std::move(entry));
+    if (!pod_entry.empty())
+      pod_uids_.push_back(std::move(pod_entry));
   }
   mutable std::mutex mu_;
   std::vector<std::string> log_;
+  std::vector<std::string> pod_uids_;
 };
 
 // Polls `condition` every few milliseconds until it holds or `timeout`

@@ -146,6 +146,50 @@ TEST_F(StackE2E, TwoHostsContendForTheNodeLock) {
   EXPECT_EQ(second.substr(second.find(',')), ",ml," + loser);
 }
 
+// A StatefulSet's pod holding a whole GPU is deleted and re-created under
+// its name while the host is cut off, and the server forgets the history:
+// the relist after 410 shows only the new, pending pod. The scheduler's
+// ledger lets go of the old uid and the GPU is free for the new pod.
+TEST_F(StackE2E, PodReCreatedDuringAnOutageReleasesTheOldUid) {
+  fake.apply(gpu_node("gpu-a", 1));
+  json old_pod = gpu_pod("ml", "infer-0", "uid-old", 40960, 100);
+  old_pod["spec"]["nodeName"] = "gpu-a";
+  old_pod["status"]["phase"] = "Running";
+  old_pod["metadata"]["annotations"] = {
+      {"hami.io/vgpu-node", "gpu-a"},
+      {"hami.io/vgpu-devices-allocated", gpu_id("gpu-a", 0) + ",NVIDIA,40960,100:;"}};
+  fake.apply(old_pod.dump());
+  auto stack = make_stack("host-a");
+  ASSERT_TRUE(eventually([&] { return stack->scheduler->ledger().read()->pod("uid-old"); }));
+  ASSERT_TRUE(fake.wait_open_watches(4, 5s));
+
+  fake.set_refusing(true);
+  fake.drop_watches();
+  ASSERT_TRUE(fake.remove("Pod", "ml", "infer-0"));
+  const json new_pod = gpu_pod("ml", "infer-0", "uid-new", 40960, 100);
+  fake.apply(new_pod.dump());
+  fake.compact();
+  fake.apply(namespace_object("after-compaction"));
+  fake.set_refusing(false);
+
+  ASSERT_TRUE(eventually([&] {
+    const auto pod = stack->cluster->pod("ml", "infer-0");
+    return pod && pod->uid == "uid-new";
+  }));
+  EXPECT_TRUE(eventually([&] { return !stack->scheduler->ledger().read()->pod("uid-old"); }))
+      << "the old uid is still charged";
+  const auto snapshot = stack->scheduler->ledger().read();
+  EXPECT_EQ(snapshot->pod_count(), 0u);
+  const auto& use = snapshot->node("gpu-a")->use[0][0];
+  EXPECT_EQ(use.used, 0);
+  EXPECT_EQ(use.memory_mib, 0);
+  EXPECT_EQ(use.cores, 0);
+  const std::vector<std::string> names = {"gpu-a"};
+  const auto out = stack->scheduler->filter(model(stored(fake, "Pod", "ml", "infer-0")), names);
+  EXPECT_EQ(out.error, "");
+  EXPECT_EQ(out.fit, (std::vector<size_t>{0}));
+}
+
 TEST_F(StackE2E, FollowerAnswersNotTheLeader) {
   fake.apply(gpu_node("gpu-a", 1));
   fake.apply(

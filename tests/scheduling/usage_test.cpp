@@ -182,6 +182,41 @@ TEST_F(Usage, TerminatingPodsKeepUsageTerminalAndDeletedPodsRelease) {
   EXPECT_EQ(use(0).memory_mib, 0);
 }
 
+// A StatefulSet's pod holding both GPUs is deleted and re-created under
+// its name; the cluster only shows the new pod (pending, no allocation).
+// The old uid's charge goes and the GPUs are free for the new pod.
+TEST_F(Usage, PodReCreatedUnderItsNameReleasesTheOldUid) {
+  const Limits whole = {{"nvidia.com/gpu", "2"}, {"nvidia.com/gpumem", "40000"}};
+  std::string bound = pod_json(
+      "ml", "infer-0", "uid-old", {whole}, {},
+      R"({"hami.io/vgpu-node":"n1","hami.io/vgpu-devices-allocated":"GPU-0,NVIDIA,40000,100:GPU-1,NVIDIA,40000,100:;"})");
+  bound.replace(bound.find(R"("schedulerName")"), 0, R"("nodeName":"n1",)");
+  bound.replace(bound.find(R"("phase":"Pending")"), 17, R"("phase":"Running")");
+  rapidjson::Document doc;
+  doc.Parse(bound.c_str());
+  ASSERT_FALSE(doc.HasParseError()) << bound;
+  env.cluster->upsert(doc);
+  ASSERT_NE(env.scheduler->ledger().read()->pod("uid-old"), nullptr);
+  EXPECT_EQ(use(0).memory_mib, 40000);
+  EXPECT_EQ(use(1).memory_mib, 40000);
+
+  const std::string recreated = pod_json("ml", "infer-0", "uid-new", {whole});
+  doc.Parse(recreated.c_str());
+  env.cluster->upsert(doc);
+  const auto snapshot = env.scheduler->ledger().read();
+  EXPECT_EQ(snapshot->pod("uid-old"), nullptr);
+  EXPECT_EQ(snapshot->pod("uid-new"), nullptr);
+  EXPECT_EQ(snapshot->pod_count(), 0u);
+  EXPECT_EQ(use(0).used, 0);
+  EXPECT_EQ(use(0).memory_mib, 0);
+  EXPECT_EQ(use(1).memory_mib, 0);
+  EXPECT_EQ(ns_used().memory_mib, 0);
+  const std::vector<std::string> names = {"n1"};
+  const auto out = env.scheduler->filter(pod_from_json(recreated), names);
+  EXPECT_EQ(out.error, "");
+  EXPECT_EQ(out.fit, (std::vector<size_t>{0})) << ::testing::PrintToString(out.failed);
+}
+
 TEST_F(Usage, NodeReRegistrationRecomputesUsage) {
   put("p", {kGpu}, {},
       R"({"hami.io/vgpu-node":"n1","hami.io/vgpu-devices-allocated":"GPU-1,NVIDIA,1000,10:;"})");
