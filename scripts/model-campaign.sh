@@ -9,7 +9,7 @@
 #                             [-f FIRST_SEED] [-t SECONDS] [-a AVOID] [-B BUILD_DIR]
 #
 # -a takes HAMI_MODEL_AVOID's list (rebind,unfiltered-bind,binding-after,refilter)
-# to look past known bugs. Replay one failure with the HAMI_MODEL_SEED and
+# to leave those scenarios out while a failure in one of them is being fixed. Replay one failure with the HAMI_MODEL_SEED and
 # HAMI_MODEL_OPS it prints; HAMI_MODEL_SHRINK=1 shortens it.
 set -euo pipefail
 
