@@ -511,7 +511,7 @@ void KubernetesClusterState::bind(std::string_view namespace_, std::string_view 
       // very node asked for, which is what the caller wanted.
       const std::string same = "is already assigned to node \"" + std::string(node) + "\"";
       if (e.message().find(same) != std::string::npos) {
-        impl_->store.mark_bound(namespace_, name, node);
+        impl_->store.mark_bound(namespace_, name, node, uid);
         return;
       }
     }
@@ -521,7 +521,7 @@ void KubernetesClusterState::bind(std::string_view namespace_, std::string_view 
     if (e.status() == 0 || e.status() >= 500) {
       const auto bound = impl_->bound_to(namespace_, name, uid, node);
       if (bound.value_or(false)) {
-        impl_->store.mark_bound(namespace_, name, node);
+        impl_->store.mark_bound(namespace_, name, node, uid);
         return;
       }
       // Read back unbound: the Binding was not stored, which settles it.
@@ -532,7 +532,7 @@ void KubernetesClusterState::bind(std::string_view namespace_, std::string_view 
     }
     throw cluster_error(e);
   }
-  impl_->store.mark_bound(namespace_, name, node);
+  impl_->store.mark_bound(namespace_, name, node, uid);
 }
 
 void KubernetesClusterState::record_event(const cluster::Event& event) {

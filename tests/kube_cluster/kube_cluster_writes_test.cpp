@@ -233,6 +233,20 @@ TEST_F(KubeClusterWrites, ValuePreconditionsAreJudgedByTheServer) {
       server_object("Pod", "ml", "p2")["metadata"]["annotations"].HasMember("example.com/x"));
 }
 
+// A Binding of the pod re-created under the name, while the cache still
+// holds the old pod: the old pod is not marked bound.
+TEST_F(KubeClusterWrites, BindingOfANewUidDoesNotMarkTheCachedOldPodBound) {
+  state_->stop();  // the cache stays as it is
+  ASSERT_TRUE(server_.remove("Pod", "ml", "p1"));
+  server_.apply(testing::pod_object("ml", "p1", "uid-new"));
+  state_->bind("ml", "p1", "uid-new", "gpu-1");
+  EXPECT_STREQ(server_object("Pod", "ml", "p1")["spec"]["nodeName"].GetString(), "gpu-1");
+  const auto cached = state_->pod("ml", "p1");
+  ASSERT_TRUE(cached);
+  EXPECT_EQ(cached->uid, "uid-1");
+  EXPECT_EQ(cached->node_name, "");
+}
+
 // A 5xx on a Binding with the pod read back unbound: known not stored. Read
 // back impossible: the outcome is unknown.
 TEST_F(KubeClusterWrites, BindingFailureSaysWhetherItMayBeStored) {
