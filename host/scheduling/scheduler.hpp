@@ -172,7 +172,8 @@ class Scheduler final : private cluster::ClusterWatcher {
   void quotas_changed() override;
 
   int64_t now() const;
-  // Releases this pod's lock on the node its earlier allocation names, if
+  // After a write conditional on `pod`'s (unbound) version was stored:
+  // releases this pod's lock on the node its earlier allocation names, if
   // that is not `node` (see scheduler_bind.cpp).
   void release_earlier_lock(const cluster::PodRecord& pod, std::string_view node);
   // Takes the node lock for bind; PodGroup members retry contention (see

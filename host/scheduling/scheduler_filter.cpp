@@ -387,6 +387,7 @@ FilterOutcome Scheduler::run_filter(const hami_pod_view& pod, std::vector<Candid
       return out;
     }
     confirm_write(ctx->key);
+    release_earlier_lock(*target, node);
     out.fit.push_back(f.index);
     event(pod, false, "FilteringSucceed", success_message(node));
     return out;

@@ -303,6 +303,24 @@ TEST_F(FailedBind, RetryElsewhereReleasesTheEarlierAttemptsLock) {
   EXPECT_EQ(scheduler.bind("ml", "q", "uid-q", "gpu-a"), "");
 }
 
+// Found by a model campaign: the same in filter mode, when filter places
+// the pod on another node before its bind.
+TEST_F(FailedBind, RefilterElsewhereReleasesTheEarlierAttemptsLock) {
+  scheduling::SchedulerOptions filter_mode = options();
+  filter_mode.allocate_at = scheduling::AllocateAt::Filter;
+  scheduling::Scheduler filtering(flaky, env.registry.devices(), env.registry.scheduling(),
+                                  filter_mode);
+  const k8s::PodModel p = pod_from_json(pod_json("ml", "p", "uid-p", {big}));
+  ASSERT_EQ(filtering.filter(p, std::vector<std::string>{"gpu-a"}).error, "");
+  flaky.fail_bind = true;
+  EXPECT_EQ(filtering.bind("ml", "p", "uid-p", "gpu-a"), "injected: binding failed");
+  ASSERT_TRUE(env.cluster->node("gpu-a")->annotation("hami.io/mutex.lock"));
+  flaky.fail_bind = false;
+  ASSERT_EQ(filtering.filter(p, std::vector<std::string>{"gpu-b"}).error, "");
+  EXPECT_FALSE(env.cluster->node("gpu-a")->annotation("hami.io/mutex.lock"));
+  EXPECT_EQ(filtering.bind("ml", "p", "uid-p", "gpu-b"), "");
+}
+
 // Found by the model test: release() charged a finished pod's leftover
 // annotations again after its failed filter write.
 TEST_F(FailedBind, AFinishedPodIsNotChargedAgainOnRelease) {
