@@ -20,15 +20,14 @@ int64_t non_negative(int64_t v) {
 
 std::optional<std::string> check(const NamespaceQuota& quota, std::string_view resource,
                                  int64_t demand, int64_t factor) {
-  if (resource.empty() || demand == 0)
+  if (resource.empty())
     return std::nullopt;
   const auto limit = quota.hard.find(resource);
   if (limit == quota.hard.end())
     return std::nullopt;
   const auto used_it = quota.used.find(resource);
   const int64_t used = used_it == quota.used.end() ? 0 : non_negative(used_it->second);
-  const int64_t allowed = saturating_mul(non_negative(limit->second), factor);
-  if (saturating_add(used, demand) <= allowed)
+  if (within_limit(limit->second, factor, used, demand))
     return std::nullopt;
   std::string reason(resource);
   reason += " used " + std::to_string(used) + " + requested " + std::to_string(demand) +
@@ -39,6 +38,11 @@ std::optional<std::string> check(const NamespaceQuota& quota, std::string_view r
 }
 
 }  // namespace
+
+bool within_limit(int64_t limit, int64_t scale, int64_t used, int64_t demand) noexcept {
+  return saturating_add(non_negative(used), non_negative(demand)) <=
+         saturating_mul(non_negative(limit), non_negative(scale));
+}
 
 QuotaDemand pod_demand(std::span<const hami_device_request> requests, size_t init_count) {
   QuotaDemand app;
@@ -63,7 +67,7 @@ QuotaDemand pod_demand(std::span<const hami_device_request> requests, size_t ini
 std::optional<std::string> quota_violation(const NamespaceQuota& quota,
                                            const QuotaResources& resources,
                                            const QuotaDemand& demand) {
-  const int64_t factor = resources.memory_factor > 1 ? resources.memory_factor : 1;
+  const int64_t factor = memory_limit_scale(resources.memory_factor);
   if (auto memory = check(quota, resources.memory, demand.memory_mib, factor))
     return memory;
   return check(quota, resources.cores, demand.cores, 1);

@@ -36,10 +36,25 @@ struct QuotaResources {
   int32_t memory_factor = 1;
 };
 
+// The quota rule, the one copy admission and filter share (HAMi §7.3): a
+// limit holds when used + demand <= limit × scale, saturating. `scale` is the
+// vendor's memory factor for memory limits (see memory_limit_scale) and 1
+// for cores. Negative values count as 0.
+bool within_limit(int64_t limit, int64_t scale, int64_t used, int64_t demand) noexcept;
+
+// The factor a memory limit is multiplied by: the vendor's memory factor when
+// it is above 1, else 1.
+constexpr int64_t memory_limit_scale(int32_t memory_factor) noexcept {
+  return memory_factor > 1 ? memory_factor : 1;
+}
+
 // nullopt when `demand` fits the quota; otherwise the reason, e.g.
 // `nvidia.com/gpumem used 1000 + requested 1024 > limit 2000`. Memory
 // fails when a limit is set and used + demand > limit × memory_factor
-// (factor applied only when > 1); cores when used + demand > limit.
+// (factor applied only when > 1); cores when used + demand > limit. Both
+// are checked, a zero demand included (a namespace already over its cores
+// limit refuses a memory-only pod, as HAMi's quota check does); a demand
+// that is empty for both is the caller's to skip.
 std::optional<std::string> quota_violation(const NamespaceQuota& quota,
                                            const QuotaResources& resources,
                                            const QuotaDemand& demand);

@@ -2,8 +2,8 @@
 
 #include <algorithm>
 
+#include "admission/quota.hpp"
 #include "hami/quantity.hpp"
-#include "platform/saturating.hpp"
 
 namespace hami::scheduling {
 
@@ -52,15 +52,11 @@ StringMap<std::vector<QuotaLimits>> quota_limits(
 
 bool quota_allows(const QuotaLimits& limits, int32_t memory_factor, const VendorTotals& used,
                   int64_t memory_mib, int64_t cores) {
-  if (limits.memory_mib) {
-    const int64_t limit =
-        platform::saturating_mul(*limits.memory_mib, memory_factor > 1 ? memory_factor : 1);
-    if (platform::saturating_add(used.memory_mib, memory_mib) > limit)
-      return false;
-  }
-  if (limits.cores && platform::saturating_add(used.cores, cores) > *limits.cores)
+  if (limits.memory_mib &&
+      !admission::within_limit(*limits.memory_mib, admission::memory_limit_scale(memory_factor),
+                               used.memory_mib, memory_mib))
     return false;
-  return true;
+  return !limits.cores || admission::within_limit(*limits.cores, 1, used.cores, cores);
 }
 
 }  // namespace hami::scheduling

@@ -151,5 +151,35 @@ TEST(QuotaCheck, NegativeUsageCountsAsZero) {
   EXPECT_TRUE(verdict({req(1, 101)}, 0, q).has_value());
 }
 
+// A namespace already over one limit (a quota lowered under running pods)
+// refuses a pod asking nothing of that resource, as HAMi's check does: both
+// limits are checked whenever the pod asks anything of the vendor.
+TEST(QuotaCheck, ANamespaceOverOneLimitRefusesAPodAskingOnlyTheOther) {
+  NamespaceQuota q;
+  q.hard = {{"nvidia.com/gpumem", 2000}, {"nvidia.com/gpucores", 200}};
+  q.used = {{"nvidia.com/gpumem", 0}, {"nvidia.com/gpucores", 300}};
+  EXPECT_EQ(verdict({req(1, 100)}, 0, q), "nvidia.com/gpucores used 300 + requested 0 > limit 200");
+  q.used["nvidia.com/gpucores"] = 200;
+  EXPECT_EQ(verdict({req(1, 100)}, 0, q), std::nullopt);
+}
+
+// The rule admission and filter share.
+TEST(QuotaRule, UsedPlusDemandWithinTheScaledLimit) {
+  EXPECT_TRUE(within_limit(2000, 1, 1000, 1000));
+  EXPECT_FALSE(within_limit(2000, 1, 1000, 1001));
+  EXPECT_TRUE(within_limit(1000, 2, 1000, 1000));
+  EXPECT_FALSE(within_limit(1000, 2, 1000, 1001));
+  EXPECT_FALSE(within_limit(200, 1, 300, 0));
+  EXPECT_TRUE(within_limit(0, 1, 0, 0));
+  EXPECT_FALSE(within_limit(0, 1, 0, 1));
+  EXPECT_TRUE(within_limit(100, 1, -500, 100));
+  constexpr int64_t kMax = std::numeric_limits<int64_t>::max();
+  EXPECT_TRUE(within_limit(kMax, 4, kMax, 0));
+  EXPECT_FALSE(within_limit(kMax - 1, 1, kMax, 1));
+  EXPECT_EQ(memory_limit_scale(0), 1);
+  EXPECT_EQ(memory_limit_scale(1), 1);
+  EXPECT_EQ(memory_limit_scale(3), 3);
+}
+
 }  // namespace
 }  // namespace hami::admission
