@@ -4,6 +4,7 @@
 #include <stdexcept>
 #include <string>
 
+#include "hami/policy_text.hpp"
 #include "plugins/plugin_loader.hpp"
 
 namespace hami::host {
@@ -113,7 +114,7 @@ const DevicePluginHandle* PluginRegistry::device(std::string_view name) const no
 
 const SchedulingPluginHandle* PluginRegistry::scheduling_for(std::string_view policy_text,
                                                              bool node) const noexcept {
-  const std::string_view word = first_policy_word(policy_text);
+  const std::string_view word = hami::first_policy_word(policy_text);
   if (word.empty()) {
     return nullptr;
   }

@@ -6,42 +6,31 @@
 #include <stdexcept>
 #include <utility>
 
+#include "hami/policy_text.hpp"
 #include "plugins/plugin_call.hpp"
 
 namespace hami::host {
 namespace {
 
-std::string_view trim(std::string_view text) {
-  const auto space = [](char c) { return c == ' ' || c == '\t' || c == '\n' || c == '\r'; };
-  while (!text.empty() && space(text.front())) {
-    text.remove_prefix(1);
-  }
-  while (!text.empty() && space(text.back())) {
-    text.remove_suffix(1);
-  }
-  return text;
-}
-
 std::vector<std::string> split_policies(std::string_view list) {
   std::vector<std::string> names;
-  while (!list.empty()) {
-    const size_t comma = list.find(',');
-    const std::string_view word = trim(list.substr(0, comma));
-    if (!word.empty()) {
+  for_each_policy_word(list, [&](std::string_view word) {
+    if (!word.empty())
       names.emplace_back(word);
-    }
-    if (comma == std::string_view::npos) {
-      break;
-    }
-    list.remove_prefix(comma + 1);
-  }
+    return true;
+  });
   return names;
 }
 
 }  // namespace
 
-std::string_view first_policy_word(std::string_view policy_text) {
-  return trim(policy_text.substr(0, policy_text.find(',')));
+std::string_view default_policy(std::span<const SchedulingPluginHandle> plugins, bool node) {
+  for (const SchedulingPluginHandle& p : plugins) {
+    const auto& names = node ? p.policies().node_policies : p.policies().device_policies;
+    if (!names.empty())
+      return names.front();
+  }
+  return {};
 }
 
 SchedulingPluginHandle::SchedulingPluginHandle(PluginInstance instance,

@@ -71,8 +71,9 @@ class SchedulingPluginHandle {
   PolicyNames policies_;
 };
 
-// The first comma-separated word of a policy text, trimmed: "binpack, numa"
-// → "binpack".
-std::string_view first_policy_word(std::string_view policy_text);
+// The default node (node = true) or device policy: the first name the first
+// plugin of `plugins` declaring any such policy lists (hami/scheduling.h);
+// "" when none declares one.
+std::string_view default_policy(std::span<const SchedulingPluginHandle> plugins, bool node);
 
 }  // namespace hami::host

@@ -5,6 +5,7 @@
 #include <numeric>
 
 #include "hami/device.h"
+#include "hami/policy_text.hpp"
 
 namespace hami::policies {
 
@@ -16,13 +17,7 @@ constexpr std::string_view kNuma = "numa";
 constexpr std::string_view kMutex = "mutex";
 constexpr std::string_view kTopology = "topology-aware";
 
-std::string_view trim(std::string_view s) {
-  const auto first = s.find_first_not_of(" \t\r\n");
-  if (first == std::string_view::npos)
-    return {};
-  const auto last = s.find_last_not_of(" \t\r\n");
-  return s.substr(first, last - first + 1);
-}
+using hami::trim_policy_word;
 
 // HAMi's gpuSortKeyChain: binpack/spread/numa in written order, deduplicated;
 // the filters (mutex, topology-aware) are not sort keys. At most three keys,
@@ -120,55 +115,33 @@ bool is_chain(std::string_view policy) {
 
 std::vector<std::string_view> policy_words(std::string_view policy) {
   std::vector<std::string_view> words;
-  size_t start = 0;
-  while (start <= policy.size()) {
-    size_t end = policy.find(',', start);
-    if (end == std::string_view::npos)
-      end = policy.size();
-    const std::string_view word = trim(policy.substr(start, end - start));
+  hami::for_each_policy_word(policy, [&](std::string_view word) {
     if (!word.empty())
       words.push_back(word);
-    start = end + 1;
-  }
+    return true;
+  });
   return words;
 }
 
 bool policy_contains(std::string_view policy, std::string_view word) {
   // Asked per container per node: walks the words without collecting them.
-  size_t start = 0;
-  while (start <= policy.size()) {
-    size_t end = policy.find(',', start);
-    if (end == std::string_view::npos)
-      end = policy.size();
-    if (trim(policy.substr(start, end - start)) == word)
-      return true;
-    start = end + 1;
-  }
-  return false;
+  return !hami::for_each_policy_word(policy, [&](std::string_view w) { return w != word; });
 }
 
 bool known_device_policy(std::string_view policy) {
   bool any = false;
-  size_t start = 0;
-  while (start <= policy.size()) {
-    size_t end = policy.find(',', start);
-    if (end == std::string_view::npos)
-      end = policy.size();
-    const std::string_view w = trim(policy.substr(start, end - start));
-    if (!w.empty()) {
-      if (w != kBinpack && w != kSpread && w != kNuma && w != kMutex && w != kTopology) {
-        return false;
-      }
-      any = true;
-    }
-    start = end + 1;
-  }
-  return any;
+  const bool known = hami::for_each_policy_word(policy, [&](std::string_view w) {
+    if (w.empty())
+      return true;
+    any = true;
+    return w == kBinpack || w == kSpread || w == kNuma || w == kMutex || w == kTopology;
+  });
+  return known && any;
 }
 
 bool hami_less(std::string_view policy, bool numa_bind, const DeviceFacts& a,
                const DeviceFacts& b) {
-  policy = trim(policy);
+  policy = trim_policy_word(policy);
   if (is_chain(policy))
     return less_by_chain(sort_key_chain(policy, numa_bind), a, b);
   return less_single(single_kind(policy), numa_bind, a, b);
@@ -195,7 +168,7 @@ void stable_insertion_sort(std::span<size_t> order, Before before) {
 
 void try_order_into(std::string_view policy, bool numa_bind, std::span<const DeviceFacts> devices,
                     std::span<size_t> order) {
-  policy = trim(policy);
+  policy = trim_policy_word(policy);
   std::iota(order.begin(), order.end(), size_t{0});
   // Device a is tried before b when HAMi's Less(b, a): HAMi walks its sorted
   // list from the end.
@@ -240,7 +213,7 @@ uint32_t fit_flags(std::string_view policy) {
 
 double node_score(std::string_view policy, int64_t used, int64_t count, int64_t used_cores,
                   int64_t total_cores, int64_t used_memory, int64_t total_memory) {
-  policy = trim(policy);
+  policy = trim_policy_word(policy);
   if (policy != kBinpack && policy != kSpread)
     return -1;
   double sum = 0;
