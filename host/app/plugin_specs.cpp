@@ -48,17 +48,30 @@ std::string plugin_table(const host::PluginRegistry& registry) {
   return out;
 }
 
+std::string effective_policy(const config::SchedulerConfig& scheduler,
+                             const host::PluginRegistry& registry, bool node) {
+  const std::string& configured = node ? scheduler.node_policy : scheduler.gpu_policy;
+  if (!configured.empty())
+    return configured;
+  return std::string(host::default_policy(registry.scheduling(), node));
+}
+
 std::string check_policies(const config::SchedulerConfig& scheduler,
                            const host::PluginRegistry& registry) {
   if (registry.scheduling().empty())
     return {};
-  if (registry.scheduling_for(scheduler.node_policy, true) == nullptr) {
-    return "scheduler.nodePolicy: no scheduling plugin declares the node policy \"" +
-           scheduler.node_policy + "\"";
-  }
-  if (registry.scheduling_for(scheduler.gpu_policy, false) == nullptr) {
-    return "scheduler.gpuPolicy: no scheduling plugin declares the device policy \"" +
-           scheduler.gpu_policy + "\"";
+  for (const bool node : {true, false}) {
+    const std::string_view key = node ? "scheduler.nodePolicy" : "scheduler.gpuPolicy";
+    const std::string_view kind = node ? "node" : "device";
+    const std::string policy = effective_policy(scheduler, registry, node);
+    if (policy.empty()) {
+      return std::string(key) + ": not set, and no scheduling plugin declares a " +
+             std::string(kind) + " policy to default to";
+    }
+    if (registry.scheduling_for(policy, node) == nullptr) {
+      return std::string(key) + ": no scheduling plugin declares the " + std::string(kind) +
+             " policy \"" + policy + "\"";
+    }
   }
   return {};
 }

@@ -21,6 +21,12 @@ host::LoaderOptions loader_options(const config::PluginsConfig& plugins);
 //   NAME  KIND  PLUGIN  VERSION  ABI  FILE
 std::string plugin_table(const host::PluginRegistry& registry);
 
+// The node (node = true) or device policy in force when a pod names none:
+// the configured one, or else the scheduling plugins' default ("" when no
+// plugin declares one).
+std::string effective_policy(const config::SchedulerConfig& scheduler,
+                             const host::PluginRegistry& registry, bool node);
+
 // Checks that the default policies in `scheduler` are declared by a loaded
 // scheduling plugin; returns the problem, or "" when fine or when no
 // scheduling plugin is configured (nothing to choose from yet).

@@ -93,6 +93,17 @@ std::string extender_summary(const config::HostConfig& config) {
          "\n";
 }
 
+// A policy in force for --check-config: the name, marked when it is the
+// plugins' default rather than the config's.
+std::string policy_summary(const config::SchedulerConfig& scheduler,
+                           const host::PluginRegistry& registry, bool node) {
+  const std::string policy = effective_policy(scheduler, registry, node);
+  if (policy.empty())
+    return "none";
+  const bool configured = !(node ? scheduler.node_policy : scheduler.gpu_policy).empty();
+  return configured ? policy : policy + " (plugin default)";
+}
+
 // The "listening" log line of one listener.
 void log_listening(const log::Logger& logger, std::string_view listener,
                    const server::HttpsServer& server) {
@@ -260,8 +271,8 @@ int SchedulerApp::check_config(const config::HostConfig& config) {
                 << stack->cluster->pods().size() << " pods)\n";
     }
     std::cout << "scheduler: " << config.scheduler.name << " (node policy "
-              << config.scheduler.node_policy << ", gpu policy " << config.scheduler.gpu_policy
-              << ", allocate at "
+              << policy_summary(config.scheduler, registry, true) << ", gpu policy "
+              << policy_summary(config.scheduler, registry, false) << ", allocate at "
               << (config.scheduler.allocate_at == config::AllocateAt::bind ? "bind" : "filter")
               << ")\n";
     return kExitOk;

@@ -105,8 +105,11 @@ struct NodeLockConfig {
 
 struct SchedulerConfig {
   std::string name = "hami-scheduler";
-  std::string node_policy = "binpack";
-  std::string gpu_policy = "spread";
+  // scheduler.nodePolicy / gpuPolicy. Empty (not set): the default the
+  // scheduling plugins declare (hami/scheduling.h), binpack and spread for
+  // hami-policies, HAMi's defaults.
+  std::string node_policy;
+  std::string gpu_policy;
   AllocateAt allocate_at = AllocateAt::bind;
   NodeLockConfig node_lock;
 };

@@ -28,7 +28,8 @@ struct PolicyChoice {
 
 class PolicyCatalog {
  public:
-  // `plugins` must outlive the catalog.
+  // `plugins` must outlive the catalog. An empty `node_policy`
+  // (`device_policy`) means the plugins' default (host::default_policy).
   PolicyCatalog(std::span<const host::SchedulingPluginHandle> plugins, std::string node_policy,
                 std::string device_policy);
 

@@ -77,8 +77,9 @@ std::optional<AllocateAt> parse_allocate_at(std::string_view text);
 
 struct SchedulerOptions {
   std::string scheduler_name = "hami-scheduler";  // event source component
-  std::string node_policy = "binpack";
-  std::string gpu_policy = "spread";
+  // Empty: the policy plugins' defaults (host::default_policy).
+  std::string node_policy;
+  std::string gpu_policy;
   AllocateAt allocate_at = AllocateAt::Bind;
   std::function<int64_t()> clock;  // Unix seconds; empty = system clock
   cluster::NodeLockOptions node_lock;

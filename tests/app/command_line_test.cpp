@@ -72,8 +72,22 @@ TEST_F(CommandLine, CheckConfigOfDevYamlSucceeds) {
   EXPECT_NE(r.out.find("cluster: file " + kSourceDir + "/config/demo-cluster.yaml ("),
             std::string::npos)
       << r.out;
-  EXPECT_NE(r.out.find("scheduler: hami-scheduler (node policy binpack, gpu policy spread, "
-                       "allocate at bind)\n"),
+  // dev.yaml sets no policy: hami-policies' defaults apply.
+  EXPECT_NE(r.out.find("scheduler: hami-scheduler (node policy binpack (plugin default), gpu "
+                       "policy spread (plugin default), allocate at bind)\n"),
+            std::string::npos)
+      << r.out;
+}
+
+TEST_F(CommandLine, CheckConfigShowsConfiguredPoliciesUnmarked) {
+  const auto cfg =
+      write("cfg.yaml", "tls: {selfSigned: true}\nplugins:\n  directory: " + kPluginDir +
+                            "\n  scheduling:\n    - {name: hami-policies, library: "
+                            "hami-policies.so}\nscheduler:\n  gpuPolicy: binpack\n");
+  const auto r = run({kBinary, "--config", cfg, "--check-config"});
+  EXPECT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_NE(r.out.find("(node policy binpack (plugin default), gpu policy binpack, allocate at "
+                       "bind)\n"),
             std::string::npos)
       << r.out;
 }

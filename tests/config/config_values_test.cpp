@@ -23,8 +23,9 @@ TEST_F(ConfigValues, Defaults) {
   EXPECT_EQ(cfg.server.extender_node_cache_bytes, 67108864u);
   EXPECT_EQ(cfg.plugins.count(), 0u);
   EXPECT_EQ(cfg.scheduler.name, "hami-scheduler");
-  EXPECT_EQ(cfg.scheduler.node_policy, "binpack");
-  EXPECT_EQ(cfg.scheduler.gpu_policy, "spread");
+  // Not set: the scheduling plugins' defaults apply.
+  EXPECT_EQ(cfg.scheduler.node_policy, "");
+  EXPECT_EQ(cfg.scheduler.gpu_policy, "");
   EXPECT_EQ(cfg.scheduler.allocate_at, config::AllocateAt::bind);
   EXPECT_EQ(cfg.cluster.source, config::ClusterSource::file);
   EXPECT_EQ(cfg.log.level, log::Level::info);

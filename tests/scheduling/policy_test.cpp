@@ -186,4 +186,52 @@ items:
   EXPECT_EQ(run("slot=0,core=0,memory=1"), "GPU-1,NVIDIA,500,0:;");
 }
 
+// No policy configured: hami-policies' first names apply, HAMi's defaults
+// (node binpack, GPU spread). n1 is busier than n2; on each node GPU-0 is
+// busier than GPU-1, on n2 GPU-3 than GPU-2.
+TEST(DefaultPolicies, ComeFromThePolicyPluginWhenTheConfigSetsNone) {
+  using namespace hami::testing;
+  const std::string yaml = std::string(R"(
+kind: List
+items:
+- kind: Node
+  metadata:
+    name: n1
+    annotations:
+      hami.io/node-nvidia-register: '[{"id":"GPU-0","count":10,"devmem":10000,"devcore":100,"type":"NVIDIA","health":true},{"id":"GPU-1","index":1,"count":10,"devmem":10000,"devcore":100,"type":"NVIDIA","health":true}]'
+- kind: Node
+  metadata:
+    name: n2
+    annotations:
+      hami.io/node-nvidia-register: '[{"id":"GPU-2","count":10,"devmem":10000,"devcore":100,"type":"NVIDIA","health":true},{"id":"GPU-3","index":1,"count":10,"devmem":10000,"devcore":100,"type":"NVIDIA","health":true}]'
+- kind: Pod
+  metadata: {name: busy, namespace: ns, uid: u1, annotations: {hami.io/vgpu-node: n1, hami.io/vgpu-devices-allocated: "GPU-0,NVIDIA,8000,50:;"}}
+  spec: {containers: [{name: c}]}
+- kind: Pod
+  metadata: {name: light, namespace: ns, uid: u2, annotations: {hami.io/vgpu-node: n2, hami.io/vgpu-devices-allocated: "GPU-3,NVIDIA,1000,0:;"}}
+  spec: {containers: [{name: c}]}
+)");
+  const auto place = [&](const SchedulerOptions& options) {
+    SchedulingEnv env(yaml, options);
+    const std::string json =
+        pod_json("ns", "p", "uid-p", {{{"nvidia.com/gpu", "1"}, {"nvidia.com/gpumem", "500"}}});
+    rapidjson::Document doc;
+    doc.Parse(json.c_str());
+    env.cluster->upsert(doc);
+    const auto out =
+        env.scheduler->filter(pod_from_json(json), std::vector<std::string>{"n1", "n2"});
+    EXPECT_EQ(out.fit.size(), 1u);
+    const std::vector<std::string> names{"n1", "n2"};
+    return (out.fit.empty() ? std::string() : names[out.fit.front()]) + " " +
+           env.annotation("ns", "p", "hami.io/vgpu-devices-allocated");
+  };
+  SchedulerOptions defaults;
+  defaults.allocate_at = AllocateAt::Filter;
+  EXPECT_EQ(place(defaults), "n1 GPU-1,NVIDIA,500,0:;");
+  SchedulerOptions swapped = defaults;
+  swapped.node_policy = "spread";
+  swapped.gpu_policy = "binpack";
+  EXPECT_EQ(place(swapped), "n2 GPU-3,NVIDIA,500,0:;");
+}
+
 }  // namespace

@@ -48,8 +48,10 @@ class Policies final : public hami::SchedulingPolicy {
   }
 
   void describe(hami_policy_description& out) override {
+    // The first of each list is the default (HAMi's --node-scheduler-policy
+    // binpack and --gpu-scheduler-policy spread).
     out.node_policies = hami::to_str("binpack,spread");
-    out.device_policies = hami::to_str("binpack,spread,numa,mutex,topology-aware");
+    out.device_policies = hami::to_str("spread,binpack,numa,mutex,topology-aware");
   }
 
   double score_node(std::string_view policy, const hami_pod_view& /*pod*/,

@@ -27,13 +27,16 @@ extern "C" {
 
 /*
  * Purpose: the policy names this instance implements, as comma lists.
+ * The first name of each list is the plugin's default: when the host config
+ * sets no node (device) policy, the host uses the first name listed by the
+ * first plugin, in configuration order, that lists any.
  * Ownership / lifetime: owned by the instance until it is destroyed.
  * Since: 1.0
  */
 typedef struct hami_policy_description {
   uint32_t struct_size;
-  hami_str node_policies;   /* e.g. "binpack"                              */
-  hami_str device_policies; /* e.g. "binpack,spread,numa"                  */
+  hami_str node_policies;   /* e.g. "binpack,spread"                       */
+  hami_str device_policies; /* e.g. "spread,binpack,numa"                  */
 } hami_policy_description;
 
 /*
@@ -103,14 +106,13 @@ typedef struct hami_order_output {
  */
 typedef struct hami_scheduling_vtable {
   uint32_t struct_size;
-  hami_status (*create)(const hami_host_info* host, hami_str config_json,
-                        hami_instance** out, hami_errbuf err);
+  hami_status (*create)(const hami_host_info* host, hami_str config_json, hami_instance** out,
+                        hami_errbuf err);
   void (*destroy)(hami_instance* instance);
 
   /* describe — Required. Names the policies this instance implements.
    * Returns: HAMI_OK. */
-  hami_status (*describe)(hami_instance* instance,
-                          hami_policy_description* out, hami_errbuf err);
+  hami_status (*describe)(hami_instance* instance, hami_policy_description* out, hami_errbuf err);
 
   /* score_node — Optional (required when node_policies is non-empty).
    * Scores a feasible node for the pod under `policy`; higher is preferred.
@@ -118,18 +120,15 @@ typedef struct hami_scheduling_vtable {
    * 0..10 and rejects values outside the range.
    * Returns: HAMI_OK; HAMI_INVALID_ARGUMENT for a policy text it cannot
    * read. */
-  hami_status (*score_node)(hami_instance* instance, hami_str policy,
-                            const hami_pod_view* pod,
-                            const hami_node_usage* node, double* score,
-                            hami_errbuf err);
+  hami_status (*score_node)(hami_instance* instance, hami_str policy, const hami_pod_view* pod,
+                            const hami_node_usage* node, double* score, hami_errbuf err);
 
   /* order_devices — Optional (required when device_policies is non-empty).
    * Orders one vendor's devices for one container. The host checks that
    * `order` is a permutation.
    * Returns: HAMI_OK; HAMI_INVALID_ARGUMENT for a policy text it cannot
    * read. */
-  hami_status (*order_devices)(hami_instance* instance,
-                               const hami_order_input* in,
+  hami_status (*order_devices)(hami_instance* instance, const hami_order_input* in,
                                hami_order_output* out, hami_errbuf err);
 } hami_scheduling_vtable;
 
