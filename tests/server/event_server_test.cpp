@@ -226,8 +226,11 @@ TEST_F(EventServerTest, SmallAnswersAfterALargeOneAreNotHeldBack) {
   auto conn = connect();
   ASSERT_TRUE(conn->send("GET /large-views HTTP/1.1\r\nHost: x\r\n\r\n"));
   ASSERT_TRUE(conn->read_response().has_value()) << conn->error();
+  // With the cork left on, every small answer waits for the kernel's 200 ms
+  // timer; the fastest of five under 190 ms shows it is off, with a margin
+  // that a loaded machine keeps (one quick answer of five suffices).
   auto fastest = std::chrono::steady_clock::duration::max();
-  for (int i = 0; i < 3; ++i) {
+  for (int i = 0; i < 5; ++i) {
     const auto sent = std::chrono::steady_clock::now();
     ASSERT_TRUE(conn->send("GET /ping HTTP/1.1\r\nHost: x\r\n\r\n"));
     const auto raw = conn->read_response();
@@ -235,7 +238,7 @@ TEST_F(EventServerTest, SmallAnswersAfterALargeOneAreNotHeldBack) {
     EXPECT_EQ(parse_response(*raw).body, "pong");
     fastest = std::min(fastest, std::chrono::steady_clock::now() - sent);
   }
-  EXPECT_LT(fastest, 100ms);
+  EXPECT_LT(fastest, 190ms);
 }
 
 TEST_F(EventServerTest, LargeBodyArrivingInPiecesIsReadWhole) {
