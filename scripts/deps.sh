@@ -2,16 +2,29 @@
 # Installs the Debian 12 packages the build, the tests and the benchmarks
 # need, when any of them is missing. Safe to run repeatedly: with everything
 # installed it only checks.
+#
+# usage: scripts/deps.sh [run]
+#   run  only what building and running the host and its plugins needs
+#        (scripts/run-dev.sh); without it, everything the tests, the fuzz
+#        targets and the benchmarks need as well.
 set -euo pipefail
 
+# Building and running hami-scheduler and the plugins.
 packages=(
   cmake g++ make pkg-config
   libpoco-dev libboost-dev libboost-filesystem-dev rapidjson-dev libyaml-cpp-dev libssl-dev
-  libxxhash-dev libgtest-dev libgmock-dev googletest nlohmann-json3-dev libbenchmark-dev
-  clang-14 libclang-rt-14-dev
-  curl openssl wrk prometheus
-  python3 python3-yaml systemd dpkg-dev
+  libxxhash-dev
 )
+if [ "${1:-}" != run ]; then
+  # The test suite, the fuzz targets (clang-14) and the benchmarks; `file`
+  # for CPack's .deb packages, curl for the walkthrough and the scripts.
+  packages+=(
+    libgtest-dev libgmock-dev googletest nlohmann-json3-dev libbenchmark-dev
+    clang-14 libclang-rt-14-dev
+    curl openssl wrk prometheus
+    python3 python3-yaml systemd dpkg-dev file
+  )
+fi
 
 missing=()
 for pkg in "${packages[@]}"; do
