@@ -152,6 +152,18 @@ void read_user(const Document& doc, const YAML::Node& entry, size_t index, ApiCo
   }
   out.basic_username = doc.optional_string(user, path, "username");
   out.basic_password = doc.optional_string(user, path, "password");
+  // A credential on a plain-HTTP connection travels in clear: refused,
+  // whatever the server (the cluster is read before the user).
+  if (out.server.rfind("http://", 0) == 0) {
+    const char* secret = !token_file.empty()           ? "tokenFile"
+                         : !token.empty()              ? "token"
+                         : !out.basic_password.empty() ? "password"
+                                                       : nullptr;
+    if (secret != nullptr) {
+      doc.fail(path + "." + secret + ": credentials are never sent to an http:// server (" +
+               out.server + "): use https://");
+    }
+  }
 }
 
 ApiConfig parse(const std::string& text, const std::filesystem::path& file,

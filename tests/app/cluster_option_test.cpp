@@ -36,8 +36,8 @@ class ClusterOption : public ::testing::Test {
   std::string dead_kubeconfig() const {
     return write("kubeconfig",
                  "apiVersion: v1\nkind: Config\ncurrent-context: c\nclusters:\n- name: k\n"
-                 "  cluster:\n    server: http://127.0.0.1:1\nusers:\n- name: u\n  user:\n"
-                 "    token: t\ncontexts:\n- name: c\n  context:\n    cluster: k\n    user: u\n");
+                 "  cluster:\n    server: http://127.0.0.1:1\nusers:\n- name: u\n  user: {}\n"
+                 "contexts:\n- name: c\n  context:\n    cluster: k\n    user: u\n");
   }
   std::filesystem::path dir;
 };

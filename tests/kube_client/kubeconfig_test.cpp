@@ -146,14 +146,34 @@ users: [{name: u, user: {tokenFile: missing-token}}]
 
 TEST(Kubeconfig, BasicCredentials) {
   const std::string text = R"(current-context: c
-clusters: [{name: k, cluster: {server: "http://127.0.0.1:8080"}}]
+clusters: [{name: k, cluster: {server: "https://127.0.0.1:8443"}}]
 contexts: [{name: c, context: {cluster: k, user: u}}]
 users: [{name: u, user: {username: admin, password: "s3cret"}}]
 )";
   const ApiConfig config = parse_kubeconfig(text, "/cfg/config");
   EXPECT_EQ(config.basic_username, "admin");
   EXPECT_EQ(config.basic_password, "s3cret");
-  EXPECT_EQ(config.server, "http://127.0.0.1:8080");
+  EXPECT_EQ(config.server, "https://127.0.0.1:8443");
+}
+
+// A token or password would cross a plain-HTTP connection in clear.
+TEST(Kubeconfig, CredentialsForAnHttpServerAreRefused) {
+  const auto with_user = [](const std::string& user) {
+    return "current-context: c\nclusters: [{name: k, cluster: {server: "
+           "\"http://127.0.0.1:8080\"}}]\ncontexts: [{name: c, context: {cluster: k, user: "
+           "u}}]\nusers: [{name: u, user: " +
+           user + "}]\n";
+  };
+  EXPECT_EQ(message_of([&] { parse_kubeconfig(with_user("{token: t0k3n}"), "/x/config"); }),
+            "kubeconfig /x/config: users[0].user.token: credentials are never sent to an http:// "
+            "server (http://127.0.0.1:8080): use https://");
+  EXPECT_EQ(
+      message_of(
+          [&] { parse_kubeconfig(with_user("{username: admin, password: s3cret}"), "/x/config"); }),
+      "kubeconfig /x/config: users[0].user.password: credentials are never sent to an http:// "
+      "server (http://127.0.0.1:8080): use https://");
+  // No credential: an anonymous plain-HTTP server (a local proxy) is fine.
+  EXPECT_EQ(parse_kubeconfig(with_user("{}"), "/x/config").server, "http://127.0.0.1:8080");
 }
 
 TEST(Kubeconfig, ExecUserIsRefused) {

@@ -79,7 +79,8 @@ inline std::string namespace_object(std::string_view name) {
   return json{{"apiVersion", "v1"}, {"kind", "Namespace"}, {"metadata", {{"name", name}}}}.dump();
 }
 
-// A kubeconfig naming `server` (http:// for the fake server).
+// A kubeconfig naming `server` (http:// for the fake server), with an
+// anonymous user: no credential is ever sent to an http:// server.
 inline std::filesystem::path write_kubeconfig(const std::filesystem::path& dir,
                                               const std::string& server) {
   const auto file = dir / "kubeconfig";
@@ -87,7 +88,7 @@ inline std::filesystem::path write_kubeconfig(const std::filesystem::path& dir,
       << "apiVersion: v1\nkind: Config\ncurrent-context: fake\n"
          "clusters:\n- name: fake\n  cluster:\n    server: "
       << server
-      << "\nusers:\n- name: tester\n  user:\n    token: t0k3n\n"
+      << "\nusers:\n- name: tester\n  user: {}\n"
          "contexts:\n- name: fake\n  context:\n    cluster: fake\n    user: tester\n"
          "    namespace: default\n";
   return file;
