@@ -19,6 +19,21 @@ DeviceFacts d(double score, int32_t numa, uint32_t index = 0, int32_t used = 0) 
   return {score, numa, index, used};
 }
 
+// Creates pod `json` (namespace ns, name p) in the cluster of `yaml` and
+// filters it over `nodes` in filter mode; "<chosen node> <allocation>".
+std::string place_in_filter_mode(const std::string& yaml, SchedulerOptions options,
+                                 const std::string& json, const std::vector<std::string>& nodes) {
+  options.allocate_at = AllocateAt::Filter;
+  hami::testing::SchedulingEnv env(yaml, options);
+  rapidjson::Document doc;
+  doc.Parse(json.c_str());
+  env.cluster->upsert(doc);
+  const auto out = env.scheduler->filter(hami::testing::pod_from_json(json), nodes);
+  EXPECT_EQ(out.fit.size(), 1u);
+  return (out.fit.empty() ? std::string() : nodes[out.fit.front()]) + " " +
+         env.annotation("ns", "p", "hami.io/vgpu-devices-allocated");
+}
+
 // TestDeviceUsageList_Less, case by case: Less(a, b).
 TEST(DeviceOrder, SinglePolicyLessMatchesHami) {
   // binpack / spread: score first, NUMA only breaks ties (#1806).
@@ -171,19 +186,14 @@ items:
   options.allocate_at = AllocateAt::Filter;
   options.gpu_policy = "binpack";
   const auto run = [&](const std::string& weights) {
-    SchedulingEnv env(yaml, options);
-    const std::string json =
+    return place_in_filter_mode(
+        yaml, options,
         pod_json("ns", "p", "uid-p", {{{"nvidia.com/gpu", "1"}, {"nvidia.com/gpumem", "500"}}}, {},
-                 R"({"hami.io/device-scoring-weights":")" + weights + R"("})");
-    rapidjson::Document doc;
-    doc.Parse(json.c_str());
-    env.cluster->upsert(doc);
-    const auto out = env.scheduler->filter(pod_from_json(json), std::vector<std::string>{"n1"});
-    EXPECT_EQ(out.fit.size(), 1u);
-    return env.annotation("ns", "p", "hami.io/vgpu-devices-allocated");
+                 R"({"hami.io/device-scoring-weights":")" + weights + R"("})"),
+        {"n1"});
   };
-  EXPECT_EQ(run("slot=1,core=0,memory=0"), "GPU-0,NVIDIA,500,0:;");
-  EXPECT_EQ(run("slot=0,core=0,memory=1"), "GPU-1,NVIDIA,500,0:;");
+  EXPECT_EQ(run("slot=1,core=0,memory=0"), "n1 GPU-0,NVIDIA,500,0:;");
+  EXPECT_EQ(run("slot=0,core=0,memory=1"), "n1 GPU-1,NVIDIA,500,0:;");
 }
 
 // No policy configured: hami-policies' first names apply, HAMi's defaults
@@ -212,18 +222,10 @@ items:
   spec: {containers: [{name: c}]}
 )");
   const auto place = [&](const SchedulerOptions& options) {
-    SchedulingEnv env(yaml, options);
-    const std::string json =
-        pod_json("ns", "p", "uid-p", {{{"nvidia.com/gpu", "1"}, {"nvidia.com/gpumem", "500"}}});
-    rapidjson::Document doc;
-    doc.Parse(json.c_str());
-    env.cluster->upsert(doc);
-    const auto out =
-        env.scheduler->filter(pod_from_json(json), std::vector<std::string>{"n1", "n2"});
-    EXPECT_EQ(out.fit.size(), 1u);
-    const std::vector<std::string> names{"n1", "n2"};
-    return (out.fit.empty() ? std::string() : names[out.fit.front()]) + " " +
-           env.annotation("ns", "p", "hami.io/vgpu-devices-allocated");
+    return place_in_filter_mode(
+        yaml, options,
+        pod_json("ns", "p", "uid-p", {{{"nvidia.com/gpu", "1"}, {"nvidia.com/gpumem", "500"}}}),
+        {"n1", "n2"});
   };
   SchedulerOptions defaults;
   defaults.allocate_at = AllocateAt::Filter;
