@@ -26,6 +26,12 @@ std::optional<std::string_view> PodRecord::label(std::string_view key) const {
   return lookup(model->view().labels, model->view().labels_len, key);
 }
 
+std::string modified_since_read(std::string_view resource, std::string_view name) {
+  return "Operation cannot be fulfilled on " + std::string(resource) + " \"" + std::string(name) +
+         "\": the object has been modified; please apply your changes to the latest version "
+         "and try again";
+}
+
 std::string unmet_precondition(const PodRecord& pod, const PodMetadataPatch& patch,
                                std::optional<std::string_view> expected_uid) {
   if (expected_uid && !expected_uid->empty() && pod.uid != *expected_uid) {
@@ -33,9 +39,7 @@ std::string unmet_precondition(const PodRecord& pod, const PodMetadataPatch& pat
            ", UID in object meta: " + pod.uid;
   }
   if (patch.expect_resource_version && pod.resource_version != *patch.expect_resource_version) {
-    return "Operation cannot be fulfilled on pods \"" + pod.name +
-           "\": the object has been modified; please apply your changes to the latest version "
-           "and try again";
+    return modified_since_read("pods", pod.name);
   }
   const auto check = [&](const KeyValues& expected, bool labels) -> std::string {
     for (const auto& [key, value] : expected) {

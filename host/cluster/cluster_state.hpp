@@ -136,6 +136,11 @@ struct Event {
 std::string unmet_precondition(const PodRecord& pod, const PodMetadataPatch& patch,
                                std::optional<std::string_view> expected_uid);
 
+// The API server's Conflict text for a write whose resourceVersion
+// precondition failed: `resource` ("pods", "nodes") `name` changed since it
+// was read.
+std::string modified_since_read(std::string_view resource, std::string_view name);
+
 // Whether `pod` carries every annotation and label value `patch` writes (a
 // removal: the key is absent).
 bool carries(const PodRecord& pod, const PodMetadataPatch& patch);

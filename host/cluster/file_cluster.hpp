@@ -11,12 +11,16 @@
 //
 // Writes bump a store-wide revision and set the object's resourceVersion to
 // it, so conditional node writes (the node lock) behave like the API
-// server's; as there, a pod patch that changes nothing writes nothing. Watchers are notified in write order (see ClusterState).
+// server's; as there, a pod patch that changes nothing writes nothing.
+// Watchers are notified in write order (see ClusterState).
 //
 // Objects are kept as their compact JSON text beside the record built from
 // them, and parsed again only when written. A thousand-node snapshot held
 // as one DOM per object took ~30 MB (each document's pool reserves 64 KiB)
 // for 5.6 MB of JSON; as text it is about the size of the file.
+//
+// Loading is in file_cluster_load.cpp, the ClusterState writes (and their
+// preconditions) in file_cluster_writes.cpp, the rest in file_cluster.cpp.
 #pragma once
 
 #include <rapidjson/document.h>
@@ -32,6 +36,7 @@
 #include <utility>
 #include <vector>
 
+#include "cluster/change_feed.hpp"
 #include "cluster/cluster_state.hpp"
 
 namespace hami::cluster {
@@ -114,25 +119,23 @@ class FileClusterState final : public ClusterState {
   };
   using PodKey = std::pair<std::string, std::string>;  // namespace, name
 
-  // Pending notifications of one write, delivered after mu_ is released.
-  struct Notes;
-
-  // Parses `text` in place (it is consumed).
+  // Parses `text` in place (it is consumed); file_cluster_load.cpp.
   void load_text(std::string text, std::string_view origin);
   // Normalises `object` in place (allocating from `allocator`, the one of
   // its document), builds its record and stores its text.
   void add_object(rapidjson::Value& object, rapidjson::Document::AllocatorType& allocator,
-                  std::string_view kind, std::string_view origin, Notes& notes);
-  void deliver(const Notes& notes);
+                  std::string_view kind, std::string_view origin, WatcherNotes& notes);
   std::string next_revision();
+  // The stored pod; throws ClusterError NotFound.
+  StoredPod& stored_pod(std::string_view namespace_, std::string_view name);
+  // Stores `doc`, an edit of `stored`'s text, as the pod's next revision;
+  // throws ClusterError Invalid when the model rejects it.
+  void store_pod_version(StoredPod& stored, rapidjson::Document& doc, WatcherNotes& notes);
 
-  static std::shared_ptr<const k8s::NodeModel> node_model(const rapidjson::Value& node);
-  static std::shared_ptr<const PodRecord> pod_record(const rapidjson::Value& pod);
-
+  // Every write runs on the feed, so watchers see changes in the order
+  // they were made.
+  ChangeFeed feed_;
   mutable std::mutex mu_;  // guards everything below
-  // Held for a whole write including its notifications, so watchers see
-  // changes in the order they were made.
-  std::mutex notify_mu_;
   uint64_t revision_ = 0;
   std::map<std::string, StoredNode, std::less<>> nodes_;
   std::map<PodKey, StoredPod> pods_;
@@ -140,7 +143,6 @@ class FileClusterState final : public ClusterState {
   std::map<std::string, StoredNamespace, std::less<>> namespaces_;
   std::deque<Event> events_;
   size_t event_bytes_ = 0;
-  std::vector<ClusterWatcher*> watchers_;
 };
 
 // Opens the snapshot backend: "file" loads `file` (an empty path is an

@@ -3,30 +3,13 @@
 #include <string>
 #include <utility>
 
+#include "cluster/json_members.hpp"
 #include "hami/plugin.hpp"
 #include "k8s/pod.hpp"
 
 namespace hami::cluster {
 
-namespace {
-
 using rapidjson::Value;
-
-const Value* find_member(const Value& object, std::string_view key) {
-  if (!object.IsObject())
-    return nullptr;
-  const Value name(rapidjson::StringRef(key.data(), key.size()));
-  const auto it = object.FindMember(name);
-  return it == object.MemberEnd() ? nullptr : &it->value;
-}
-
-std::string string_at(const Value& object, std::string_view key) {
-  const Value* v = find_member(object, key);
-  return v != nullptr && v->IsString() ? std::string(v->GetString(), v->GetStringLength())
-                                       : std::string();
-}
-
-}  // namespace
 
 bool init_containers_succeeded(const Value& pod, size_t init_count) {
   if (init_count == 0)

@@ -2,48 +2,30 @@
 // nodes, pods, quotas and namespaces the caches and write replies bring in,
 // and the ClusterWatcher feed.
 //
-// Every change is applied under the store's lock and delivered to the
-// watchers after that lock is released, in the order the changes were
-// made (a second lock, held across apply + delivery, serialises the
-// writers: reflector threads and write replies).
+// Each kind is an ObjectTable (kube/object_table.hpp: the staleness rule
+// and trimming every kind follows), with the rules of its own declared by
+// the kind: pod_kind.hpp (the uid and binding rules), node_kind.hpp,
+// quota_kind.hpp, namespace_kind.hpp.
 //
-// Staleness rule: an object whose resourceVersion is not newer than the
-// stored one (integers compared as integers) is ignored, so a watch event
-// that lags behind a write reply already stored cannot roll the cache back.
-// The same holds for a deletion: a DELETED event older than what is stored
-// (the object was re-created meanwhile) is ignored. Revisions are the
-// store-wide etcd ones, so the rule holds across pods of one name.
-//
-// Uid rule: pods are stored by namespace/name, but a name may come to hold
-// a new pod whose deletion of the old one was never seen (a relist after a
-// dropped watch or 410, an ADDED/MODIFIED event or a write reply carrying
-// another uid). Watchers then get pod_deleted(<old record>) before
-// pod_upserted(<new record>). A DELETED event removes only the uid it
-// names. A relist deletion says no pod of that name existed at the list's
-// revision: it removes the stored pod whatever its uid, unless that is
-// newer than the list (a write reply stored a pod created after it).
-//
-// Binding rule: spec.nodeName is immutable once set, so an update of the
-// same pod (same uid) without it — older than a binding stored at once by
-// mark_bound — keeps the stored node name instead of unbinding the pod. A
-// pod of a new uid reads with its own spec.nodeName (a re-created pod is
-// pending until it is bound itself).
-//
-// Objects are trimmed (kube/object_trim.hpp) before anything is kept. A
-// pod or node the models reject is logged and left out.
+// Every change runs on the cluster::ChangeFeed: applied under the table's
+// lock and delivered to the watchers after that lock is released, in the
+// order the changes were made (the feed's lock, held across apply +
+// delivery, serialises the writers: reflector threads and write replies).
 #pragma once
 
 #include <rapidjson/document.h>
 
-#include <map>
 #include <memory>
-#include <mutex>
-#include <string>
 #include <string_view>
-#include <utility>
 #include <vector>
 
+#include "cluster/change_feed.hpp"
 #include "cluster/cluster_state.hpp"
+#include "kube/namespace_kind.hpp"
+#include "kube/node_kind.hpp"
+#include "kube/object_table.hpp"
+#include "kube/pod_kind.hpp"
+#include "kube/quota_kind.hpp"
 #include "kube/reflector.hpp"
 
 namespace hami::log {
@@ -75,7 +57,8 @@ class KubeClusterStore {
   void replace_quotas(const Relist& relist);
   void replace_namespaces(const Relist& relist);
 
-  // One object (full or trimmed), subject to the staleness rule.
+  // One object (full or trimmed), subject to the staleness rule (unless
+  // `force`).
   void upsert_pod(const rapidjson::Value& pod, bool force);
   void upsert_node(const rapidjson::Value& node);
   void upsert_quota(const rapidjson::Value& quota);
@@ -98,38 +81,11 @@ class KubeClusterStore {
   std::size_t pod_text_bytes() const;
 
  private:
-  using Key = std::pair<std::string, std::string>;  // namespace, name
-  struct StoredPod {
-    std::shared_ptr<const cluster::PodRecord> record;
-    // The trimmed object, compact, while the pod is pending (mark_bound
-    // rebuilds it); empty once it is bound.
-    std::string json;
-  };
-  struct StoredQuota {
-    cluster::ResourceQuotaRecord record;
-    std::string resource_version;
-  };
-  struct StoredNamespace {
-    cluster::NamespaceRecord record;
-    std::string resource_version;
-  };
-  struct Notes;
-
-  bool apply_pod(const rapidjson::Value& pod, bool force, Notes& notes);
-  bool apply_node(const rapidjson::Value& node, Notes& notes);
-  bool apply_quota(const rapidjson::Value& quota, Notes& notes);
-  bool apply_namespace(const rapidjson::Value& namespace_object, Notes& notes);
-  void deliver(const Notes& notes);
-  void rejected(std::string_view kind, const rapidjson::Value& object, const char* why) const;
-
-  const log::Logger* logger_;
-  std::mutex order_mu_;    // held across apply + delivery: watchers see change order
-  mutable std::mutex mu_;  // guards everything below
-  std::map<std::string, std::shared_ptr<const k8s::NodeModel>, std::less<>> nodes_;
-  std::map<Key, StoredPod> pods_;
-  std::map<Key, StoredQuota> quotas_;
-  std::map<std::string, StoredNamespace, std::less<>> namespaces_;
-  std::vector<cluster::ClusterWatcher*> watchers_;
+  cluster::ChangeFeed feed_;
+  ObjectTable<NodeKind> nodes_;
+  ObjectTable<PodKind> pods_;
+  ObjectTable<QuotaKind> quotas_;
+  ObjectTable<NamespaceKind> namespaces_;
 };
 
 }  // namespace hami::kube

@@ -2,9 +2,7 @@
 
 #include <rapidjson/error/en.h>
 
-#include <charconv>
-#include <cstdint>
-#include <optional>
+#include "cluster/revision.hpp"
 
 namespace hami::kube {
 
@@ -23,16 +21,6 @@ std::string string_member(const Value& object, std::string_view key) {
   const Value* v = member(object, key);
   return v != nullptr && v->IsString() ? std::string(v->GetString(), v->GetStringLength())
                                        : std::string();
-}
-
-std::optional<uint64_t> decimal(std::string_view text) {
-  if (text.empty())
-    return std::nullopt;
-  uint64_t v = 0;
-  const auto res = std::from_chars(text.data(), text.data() + text.size(), v);
-  if (res.ec != std::errc() || res.ptr != text.data() + text.size())
-    return std::nullopt;
-  return v;
 }
 
 }  // namespace
@@ -98,6 +86,13 @@ std::string object_key(const Value& object) {
   return ns;
 }
 
+std::pair<std::string, std::string> split_object_key(std::string_view key) {
+  const size_t slash = key.find('/');
+  if (slash == std::string_view::npos)
+    return {std::string(), std::string(key)};
+  return {std::string(key.substr(0, slash)), std::string(key.substr(slash + 1))};
+}
+
 std::string resource_version_of(const Value& object) {
   const Value* meta = member(object, "metadata");
   return meta != nullptr ? string_member(*meta, "resourceVersion") : std::string();
@@ -109,11 +104,17 @@ std::string uid_of(const Value& object) {
 }
 
 bool resource_version_newer(std::string_view candidate, std::string_view stored) {
-  const auto c = decimal(candidate);
-  const auto s = decimal(stored);
+  const auto c = cluster::revision_of(candidate);
+  const auto s = cluster::revision_of(stored);
   if (c && s)
     return *c > *s;
   return candidate != stored;
+}
+
+bool provably_newer(std::string_view stored, std::string_view other) {
+  const auto s = cluster::revision_of(stored);
+  const auto o = cluster::revision_of(other);
+  return s && o && *s > *o;
 }
 
 }  // namespace hami::kube

@@ -10,6 +10,7 @@
 #include <stdexcept>
 #include <string>
 #include <string_view>
+#include <utility>
 
 namespace hami::kube {
 
@@ -42,6 +43,9 @@ WatchEvent parse_watch_event(std::string_view line);
 // empty when metadata.name is missing.
 std::string object_key(const rapidjson::Value& object);
 
+// The namespace ("" for a cluster-scoped key) and name of an object_key.
+std::pair<std::string, std::string> split_object_key(std::string_view key);
+
 // metadata.resourceVersion of an object; empty when absent.
 std::string resource_version_of(const rapidjson::Value& object);
 
@@ -52,5 +56,10 @@ std::string uid_of(const rapidjson::Value& object);
 // integers when both are decimal integers (etcd revisions), else any
 // difference counts as newer (the API server only promises opaque values).
 bool resource_version_newer(std::string_view candidate, std::string_view stored);
+
+// Whether resourceVersion `stored` is known to be newer than `other`: both
+// are decimal integers and it is the larger. With opaque values nothing is
+// known (so a deletion that checks it is applied).
+bool provably_newer(std::string_view stored, std::string_view other);
 
 }  // namespace hami::kube
