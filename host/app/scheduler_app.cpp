@@ -10,6 +10,7 @@
 #include "app/plugin_specs.hpp"
 #include "app/scheduler_host.hpp"
 #include "app/version.hpp"
+#include "config/listen_address.hpp"
 #include "extender/extender_stack.hpp"
 #include "kube/api_client.hpp"
 #include "kube/leader_detector.hpp"
@@ -300,8 +301,14 @@ int SchedulerApp::serve(const config::HostConfig& config) {
   }
   std::string serving;
   if (host->listeners_shared()) {
-    log_listening(logger_, "webhook+extender", host->server());
-    serving = host->server().address() + " (webhook and extender)";
+    // On a wildcard address the extender verbs answer only connections
+    // made to its loopback side (config extender.listen).
+    const bool loopback_only = !config::is_loopback(config.listen);
+    log_listening(logger_, loopback_only ? "webhook+extender(loopback)" : "webhook+extender",
+                  host->server());
+    serving = host->server().address() +
+              (loopback_only ? " (webhook; extender on " + config.extender.listen.text() + ")"
+                             : std::string(" (webhook and extender)"));
   } else {
     log_listening(logger_, "webhook", host->server());
     log_listening(logger_, "extender", host->extender_server());

@@ -479,9 +479,12 @@ void apply_overrides(HostConfig& config, const Overrides& overrides) {
                         *overrides.listen + "\"");
     }
     config.listen = *addr;
-    // A shared socket moves as a whole.
-    if (config.extender.shared)
-      config.extender.listen = *addr;
+    // A shared socket moves as a whole; on a wildcard address the extender
+    // verbs stay on its loopback side.
+    if (config.extender.shared) {
+      config.extender.listen =
+          is_wildcard(*addr) ? ListenAddress{config.extender.listen.host, addr->port} : *addr;
+    }
     if (const auto problem = check_listen_override(config))
       throw ConfigError("--listen: " + *problem);
   }
