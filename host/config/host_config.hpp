@@ -170,7 +170,7 @@ struct LogConfig {
 };
 
 struct HostConfig {
-  std::filesystem::path source;  // the config file as named by the user
+  std::filesystem::path source;  // the config file as named by the user; empty: none
   ListenAddress listen;          // the webhook listener
   TlsConfig tls;                 // the webhook listener's
   ExtenderListenerConfig extender;
