@@ -5,11 +5,16 @@
 #include <Poco/Util/OptionSet.h>
 #include <signal.h>
 
+#include <cstdlib>
 #include <iostream>
 
+#include "app/config_summary.hpp"
+#include "app/hami_flags.hpp"
 #include "app/plugin_specs.hpp"
 #include "app/scheduler_host.hpp"
 #include "app/version.hpp"
+#include "config/builtin_config.hpp"
+#include "config/listen_address.hpp"
 #include "extender/extender_stack.hpp"
 #include "kube/api_client.hpp"
 #include "kube/leader_detector.hpp"
@@ -22,16 +27,6 @@ namespace {
 
 constexpr int kExitOk = 0;
 constexpr int kExitFailure = 1;
-
-std::string tls_summary(const config::TlsConfig& tls) {
-  std::string out =
-      tls.self_signed ? "self-signed certificate generated at start"
-                      : "certificate " + tls.cert_file.string() + ", key " + tls.key_file.string();
-  if (!tls.client_ca_file.empty()) {
-    out += "; client certificates required (CA " + tls.client_ca_file.string() + ")";
-  }
-  return out;
-}
 
 // Blocks the termination signals in this thread before any other thread
 // exists, so every thread inherits the mask and only
@@ -65,43 +60,10 @@ std::string probe_api_server(kube::ApiConfig api) {
   }
 }
 
-std::string leader_summary(const config::LeaderElectionConfig& le) {
-  switch (le.mode) {
-    case config::LeaderMode::follow:
-      return "follow lease " + le.lease_namespace + "/" + le.lease_name + " as " +
-             kube::leader_identity(le.identity);
-    case config::LeaderMode::elect:
-      return "elect on lease " + le.lease_namespace + "/" + le.lease_name + " as " +
-             kube::leader_identity(le.identity) + " (" + std::to_string(le.lease_duration_seconds) +
-             "s/" + std::to_string(le.renew_deadline_seconds) + "s/" +
-             std::to_string(le.retry_period_seconds) + "s)";
-    default:
-      return "none (always the leader)";
-  }
-}
-
-std::string extender_summary(const config::HostConfig& config) {
-  if (config.extender.shared) {
-    return "extender.listen: " + config.extender.listen.text() +
-           " (extender listener, sharing the webhook listener's loopback socket and tls)\n";
-  }
-  return "extender.listen: " + config.extender.listen.text() +
-         " (extender listener: /filter, /schedule, /prioritize, /bind, /allocations, health)\n" +
-         "extender.tls: " +
-         (config.extender.tls ? tls_summary(*config.extender.tls)
-                              : "not set: the settings of tls") +
-         "\n";
-}
-
-// A policy in force for --check-config: the name, marked when it is the
-// plugins' default rather than the config's.
-std::string policy_summary(const config::SchedulerConfig& scheduler,
-                           const host::PluginRegistry& registry, bool node) {
-  const std::string policy = effective_policy(scheduler, registry, node);
-  if (policy.empty())
-    return "none";
-  const bool configured = !(node ? scheduler.node_policy : scheduler.gpu_policy).empty();
-  return configured ? policy : policy + " (plugin default)";
+// "config FILE", or what stands for the built-in defaults.
+std::string config_heading(const config::HostConfig& config) {
+  return config.source.empty() ? "config (built-in defaults, no --config)"
+                               : "config " + config.source.string();
 }
 
 // The "listening" log line of one listener.
@@ -123,7 +85,14 @@ SchedulerApp::SchedulerApp() {
 
 int SchedulerApp::run_command_line(int argc, char** argv) {
   try {
-    init(argc, argv);
+    TranslatedCommandLine command_line =
+        translate_command_line(std::vector<std::string>(argv, argv + argc));
+    hami_ = std::move(command_line.hami);
+    notices_ = std::move(command_line.ignored);
+    init(command_line.args);
+  } catch (const CommandLineError& e) {
+    logger_.error("invalid command line", {{"error", e.what()}, {"help", "see --help"}});
+    return kExitFailure;
   } catch (const Poco::Exception& e) {
     logger_.error("invalid command line", {{"error", e.displayText()}, {"help", "see --help"}});
     return kExitFailure;
@@ -136,7 +105,9 @@ void SchedulerApp::defineOptions(Poco::Util::OptionSet& options) {
   // (run under a service manager instead).
   Application::defineOptions(options);
   using Poco::Util::Option;
-  options.addOption(Option("config", "c", "host configuration file (YAML)")
+  options.addOption(Option("config", "c",
+                           "host configuration file (YAML); without it the built-in defaults "
+                           "apply (HAMi-compatible: Kubernetes, the installed plugins)")
                         .required(false)
                         .repeatable(false)
                         .argument("FILE"));
@@ -198,8 +169,8 @@ void SchedulerApp::print_help() const {
   Poco::Util::HelpFormatter help(options());
   help.setCommand("hami-scheduler");
   help.setUsage(
-      "--config FILE [--listen ADDR:PORT] [--plugin-dir DIR] [--cluster SOURCE] [-v] "
-      "[--check-config | --list-plugins]");
+      "[--config FILE] [--listen ADDR:PORT] [--plugin-dir DIR] [--cluster SOURCE] [-v] "
+      "[HAMi flags] [--check-config | --list-plugins]");
   help.setHeader(
       "GPU-sharing scheduler for Kubernetes (HAMi-compatible): an HTTPS host serving the "
       "admission webhook on the webhook listener (listen) and the kube-scheduler extender on the "
@@ -207,21 +178,38 @@ void SchedulerApp::print_help() const {
       "plugins.");
   help.setFooter(
       "Without --check-config or --list-plugins it serves until SIGTERM/SIGINT. "
-      "Every config key is documented in config/example.yaml.");
+      "Every config key is documented in config/example.yaml; without --config the built-in "
+      "defaults apply: a config file's defaults, but self-signed TLS, cluster.source kubernetes "
+      "($KUBECONFIG first when set), allocateAt filter and the plugins nvidia, amd, vgpu and "
+      "hami-policies from " +
+      std::string(config::kDefaultPluginDirectory) + ". " + hami_flags_help());
   help.setUnixStyle(true);
   help.format(std::cout);
 }
 
 std::optional<config::HostConfig> SchedulerApp::load_config() {
-  if (!config_file_) {
-    logger_.error("no config file", {{"error", "pass --config FILE (see --help)"}});
-    return std::nullopt;
-  }
   try {
-    config::HostConfig config = config::load_config(*config_file_);
+    config::HostConfig config;
+    if (config_file_) {
+      config = config::load_config(*config_file_);
+    } else {
+      const char* kubeconfig = std::getenv("KUBECONFIG");
+      config = config::builtin_config(kubeconfig != nullptr && *kubeconfig != '\0'
+                                          ? std::optional<std::string>(kubeconfig)
+                                          : std::nullopt);
+    }
+    std::vector<config::FlagNotice> notices = notices_;
+    for (auto& notice : config::apply_hami_settings(config, hami_))
+      notices.push_back(std::move(notice));
     config::apply_overrides(config, overrides_);
-    logger_.set_level(verbose_ ? log::Level::debug : config.log.level);
+    if (verbose_)
+      config.log.level = log::Level::debug;
+    logger_.set_level(config.log.level);
     logger_.set_format(config.log.format);
+    for (const auto& notice : notices) {
+      logger_.warn(notice.ignored ? "HAMi flag ignored" : "HAMi flag applied differently",
+                   {{"flag", notice.flag}, {"reason", notice.reason}});
+    }
     return config;
   } catch (const config::ConfigError& e) {
     logger_.error("invalid configuration", {{"error", e.what()}});
@@ -235,7 +223,7 @@ int SchedulerApp::check_config(const config::HostConfig& config) {
     attach_logger(services, logger_);
     const host::PluginRegistry registry = load_plugins(config, services);
     if (const std::string problem = check_policies(config.scheduler, registry); !problem.empty()) {
-      throw config::ConfigError(config.source.string() + ": " + problem);
+      throw config::ConfigError(config.name() + ": " + problem);
     }
     const bool kubernetes = config.cluster.source == config::ClusterSource::kubernetes;
     // The snapshot is loaded to validate it; the API server is only probed
@@ -251,17 +239,15 @@ int SchedulerApp::check_config(const config::HostConfig& config) {
     if (config.extender.tls && !config.extender.shared)
       (void)server::make_server_tls(*config.extender.tls, nullptr,
                                     server::kCertificateCheckInterval, "extender.tls");
-    std::cout << "config " << config.source.string() << ": OK\n"
-              << "listen: " << config.listen.text()
-              << " (webhook listener: /mutate-pod, /webhook, health, /metrics)\n"
-              << "tls: " << tls_summary(config.tls) << "\n"
-              << extender_summary(config) << "plugins: " << registry.size() << " loaded from "
+    std::cout << config_heading(config) << ": OK\n"
+              << listeners_summary(config) << "plugins: " << registry.size() << " loaded from "
               << config.plugins.directory.string() << "\n";
     if (registry.size() > 0)
       std::cout << plugin_table(registry);
     if (kubernetes) {
       std::cout << "cluster: kubernetes " << api->server << " (" << api->origin << "), "
                 << probe_api_server(*api) << "\n"
+                << kubernetes_client_summary(config.cluster.kubernetes)
                 << "leader election: " << leader_summary(config.cluster.leader_election) << "\n";
     } else {
       std::cout << "cluster: file";
@@ -270,15 +256,11 @@ int SchedulerApp::check_config(const config::HostConfig& config) {
       std::cout << " (" << stack->cluster->nodes().size() << " nodes, "
                 << stack->cluster->pods().size() << " pods)\n";
     }
-    std::cout << "scheduler: " << config.scheduler.name << " (node policy "
-              << policy_summary(config.scheduler, registry, true) << ", gpu policy "
-              << policy_summary(config.scheduler, registry, false) << ", allocate at "
-              << (config.scheduler.allocate_at == config::AllocateAt::bind ? "bind" : "filter")
-              << ")\n";
+    std::cout << settings_summary(config, registry);
     return kExitOk;
   } catch (const std::exception& e) {
     logger_.error("configuration check failed", {{"error", e.what()}});
-    std::cout << "config " << config.source.string() << ": FAILED: " << e.what() << "\n";
+    std::cout << config_heading(config) << ": FAILED: " << e.what() << "\n";
     return kExitFailure;
   }
 }
@@ -299,7 +281,7 @@ int SchedulerApp::list_plugins(const config::HostConfig& config) {
 int SchedulerApp::serve(const config::HostConfig& config) {
   block_termination_signals();
   logger_.info("starting", {{"version", std::string(kVersion)},
-                            {"config", config.source.string()},
+                            {"config", config.name()},
                             {"pid", std::to_string(::getpid())}});
   std::unique_ptr<SchedulerHost> host;
   try {
@@ -311,8 +293,14 @@ int SchedulerApp::serve(const config::HostConfig& config) {
   }
   std::string serving;
   if (host->listeners_shared()) {
-    log_listening(logger_, "webhook+extender", host->server());
-    serving = host->server().address() + " (webhook and extender)";
+    // On a wildcard address the extender verbs answer only connections
+    // made to its loopback side (config extender.listen).
+    const bool loopback_only = !config::is_loopback(config.listen);
+    log_listening(logger_, loopback_only ? "webhook+extender(loopback)" : "webhook+extender",
+                  host->server());
+    serving = host->server().address() +
+              (loopback_only ? " (webhook; extender on " + config.extender.listen.text() + ")"
+                             : std::string(" (webhook and extender)"));
   } else {
     log_listening(logger_, "webhook", host->server());
     log_listening(logger_, "extender", host->extender_server());

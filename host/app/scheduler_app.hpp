@@ -1,10 +1,16 @@
 // SchedulerApp: the hami-scheduler command line on Poco's ServerApplication.
 //
-//   hami-scheduler --config FILE [--listen ADDR:PORT] [--plugin-dir DIR] [-v]
+//   hami-scheduler [--config FILE] [--listen ADDR:PORT] [--plugin-dir DIR]
+//                  [--cluster SOURCE] [-v] [HAMi flags]
 //       serve until SIGTERM/SIGINT, then drain and exit 0; --listen is the
 //       webhook listener's address (config `listen`); one "listening" line
 //       per listener names it (listener=webhook, listener=extender, or
-//       listener=webhook+extender for one shared socket)
+//       listener=webhook+extender for one shared socket). Without --config
+//       the built-in defaults apply (config/builtin_config.hpp). HAMi
+//       v2.10's scheduler flags are read first (app/hami_flags.hpp) and
+//       applied over the file or the defaults; this host's options win
+//       over them; a HAMi flag without effect here is logged as a warning
+//       ("HAMi flag ignored", flag=..., reason=...)
 //   --check-config   validate the config, load every plugin, build the TLS
 //                    contexts, print a summary naming both listeners; exit 0
 //                    when all is well, 1 not
@@ -22,6 +28,7 @@
 #include <vector>
 
 #include "config/config_loader.hpp"
+#include "config/hami_settings.hpp"
 #include "config/host_config.hpp"
 #include "log/logger.hpp"
 
@@ -53,6 +60,8 @@ class SchedulerApp : public Poco::Util::ServerApplication {
   Mode mode_ = Mode::serve;
   std::optional<std::string> config_file_;
   config::Overrides overrides_;
+  config::HamiSettings hami_;
+  std::vector<config::FlagNotice> notices_;  // HAMi flags accepted without effect
   bool verbose_ = false;
   log::Logger logger_;
 };

@@ -8,6 +8,7 @@
 #include "admission/routes.hpp"
 #include "app/plugin_specs.hpp"
 #include "config/config_error.hpp"
+#include "config/listen_address.hpp"
 #include "extender/extender_service.hpp"
 #include "hami/plugin.h"
 #include "observability/metrics_routes.hpp"
@@ -31,15 +32,13 @@ log::Level to_level(int32_t hami_level) {
 
 // The server of one listener; a socket that cannot be bound names the
 // listener in the error.
-std::unique_ptr<server::HttpsServer> listen_on(std::string_view listener,
-                                               std::shared_ptr<const server::Router> routes,
-                                               server::ServerTls tls,
-                                               const config::ListenAddress& address,
-                                               const config::ServerConfig& settings,
-                                               const log::Logger& logger) {
+std::unique_ptr<server::HttpsServer> listen_on(
+    std::string_view listener, std::shared_ptr<const server::Router> routes, server::ServerTls tls,
+    const config::ListenAddress& address, const config::ServerConfig& settings,
+    const log::Logger& logger, std::shared_ptr<const server::Router> loopback = {}) {
   try {
     return std::make_unique<server::HttpsServer>(std::move(routes), std::move(tls), address,
-                                                 settings, logger);
+                                                 settings, logger, std::move(loopback));
   } catch (const std::runtime_error& e) {
     throw std::runtime_error(std::string(listener) + ": " + e.what());
   }
@@ -110,23 +109,6 @@ SchedulerHost::SchedulerHost(const config::HostConfig& config, const log::Logger
     });
     return router;
   };
-  const auto webhook_routes = make_router();
-  const auto extender_routes = config.extender.shared ? webhook_routes : make_router();
-  server::register_health_routes(*webhook_routes, readiness_);
-  if (extender_routes != webhook_routes)
-    server::register_health_routes(*extender_routes, readiness_);
-  observability::register_metrics_routes(*webhook_routes, metrics_->registry(), &logger_);
-  extender::ExtenderObserver observer;
-  observer.filtered = [&events](const scheduling::FilterOutcome& outcome, size_t candidates) {
-    events.record_filter(outcome, candidates);
-  };
-  observer.bound = [&events](std::string_view error) { events.record_bind(error); };
-  observer.full_nodes = [&events](size_t cached, size_t parsed, size_t entries, size_t bytes) {
-    events.record_full_nodes(cached, parsed, entries, bytes);
-  };
-  extender::register_extender_routes(*extender_routes, *extender_->scheduler,
-                                     config.server.extender_body_limit, &logger_,
-                                     std::move(observer), config.server.extender_node_cache_bytes);
   if (const auto* policy = registry_.admission()) {
     admission::AdmissionSettings settings;
     settings.scheduler_name = config.scheduler.name;
@@ -148,9 +130,39 @@ SchedulerHost::SchedulerHost(const config::HostConfig& config, const log::Logger
     };
     admission_ = std::make_unique<admission::AdmissionService>(
         registry_.devices(), *policy, extender_->admission_view.get(), settings, &logger_);
-    admission::register_admission_routes(*webhook_routes, *admission_,
-                                         config.server.webhook_body_limit);
   }
+
+  // A shared socket on a wildcard address (HAMi's 0.0.0.0:443, with
+  // kube-scheduler calling 127.0.0.1:443) serves the extender verbs only on
+  // connections made to a loopback address: those get extender_routes,
+  // which then carry the webhook side too.
+  const bool loopback_split = config.extender.shared && !config::is_loopback(config.listen);
+  const auto webhook_routes = make_router();
+  const auto extender_routes =
+      config.extender.shared && !loopback_split ? webhook_routes : make_router();
+  const auto add_webhook_side = [&](server::Router& router) {
+    server::register_health_routes(router, readiness_);
+    observability::register_metrics_routes(router, metrics_->registry(), &logger_);
+    if (admission_) {
+      admission::register_admission_routes(router, *admission_, config.server.webhook_body_limit);
+    }
+  };
+  add_webhook_side(*webhook_routes);
+  if (loopback_split)
+    add_webhook_side(*extender_routes);
+  else if (extender_routes != webhook_routes)
+    server::register_health_routes(*extender_routes, readiness_);
+  extender::ExtenderObserver observer;
+  observer.filtered = [&events](const scheduling::FilterOutcome& outcome, size_t candidates) {
+    events.record_filter(outcome, candidates);
+  };
+  observer.bound = [&events](std::string_view error) { events.record_bind(error); };
+  observer.full_nodes = [&events](size_t cached, size_t parsed, size_t entries, size_t bytes) {
+    events.record_full_nodes(cached, parsed, entries, bytes);
+  };
+  extender::register_extender_routes(*extender_routes, *extender_->scheduler,
+                                     config.server.extender_body_limit, &logger_,
+                                     std::move(observer), config.server.extender_node_cache_bytes);
   server::ServerTls webhook_tls = server::make_server_tls(config.tls, &logger_);
   std::optional<server::ServerTls> extender_tls;
   if (!config.extender.shared) {
@@ -161,8 +173,9 @@ SchedulerHost::SchedulerHost(const config::HostConfig& config, const log::Logger
                                                  server::kCertificateCheckInterval, "extender.tls")
                        : webhook_tls;
   }
-  server_ = listen_on("webhook listener (listen)", webhook_routes, std::move(webhook_tls),
-                      config.listen, config.server, logger_);
+  server_ =
+      listen_on("webhook listener (listen)", webhook_routes, std::move(webhook_tls), config.listen,
+                config.server, logger_, loopback_split ? extender_routes : nullptr);
   if (extender_tls) {
     extender_server_ =
         listen_on("extender listener (extender.listen)", extender_routes, std::move(*extender_tls),

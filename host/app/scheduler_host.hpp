@@ -13,7 +13,9 @@
 //              /allocations; GET /healthz, /readyz, /status: for the
 //              kube-scheduler next to the host.
 // A route asked on the other listener is 404. With extender.shared one
-// socket (the webhook listener's, on loopback) serves both sets.
+// socket, the webhook listener's, serves both sets: to every connection on
+// a loopback address, only to connections made to a loopback address on a
+// wildcard one (0.0.0.0, HAMi's layout; others get the webhook set).
 //
 // Members are declared in dependency order: the server (and its threads)
 // goes first on destruction, the plugin libraries last.

@@ -205,34 +205,6 @@ void read_plugins(const YamlReader& r, const YAML::Node& node, PluginsConfig& ou
   }
 }
 
-// Fills every entry's config_json that the file did not give inline.
-void resolve_plugin_configs(PluginsConfig& plugins) {
-  std::optional<DeviceConfigFile> device_config;
-  if (!plugins.device_config_file.empty()) {
-    device_config = DeviceConfigFile::load(plugins.device_config_file, "plugins.deviceConfigFile");
-  }
-  for (auto& e : plugins.devices) {
-    if (e.config_source == PluginEntry::ConfigSource::inline_config)
-      continue;
-    if (device_config) {
-      if (auto section = device_config->section_json(e.name)) {
-        e.config_json = std::move(*section);
-        e.config_source = PluginEntry::ConfigSource::device_config_file;
-        continue;
-      }
-    }
-    e.config_json = "{}";
-  }
-  const auto default_empty = [](PluginEntry& e) {
-    if (e.config_source != PluginEntry::ConfigSource::inline_config)
-      e.config_json = "{}";
-  };
-  if (plugins.admission)
-    default_empty(*plugins.admission);
-  for (auto& e : plugins.scheduling)
-    default_empty(e);
-}
-
 void read_node_lock(const YamlReader& r, const YAML::Node& node, NodeLockConfig& out) {
   r.expect_mapping(node, "scheduler.nodeLock", {"timeoutSeconds", "podGroupRetryTimeoutSeconds"});
   if (node.IsNull())
@@ -401,6 +373,33 @@ void read_log(const YamlReader& r, const YAML::Node& node, LogConfig& out) {
 
 }  // namespace
 
+void resolve_plugin_configs(PluginsConfig& plugins, std::string_view key) {
+  std::optional<DeviceConfigFile> device_config;
+  if (!plugins.device_config_file.empty())
+    device_config = DeviceConfigFile::load(plugins.device_config_file, key);
+  for (auto& e : plugins.devices) {
+    if (e.config_source == PluginEntry::ConfigSource::inline_config)
+      continue;
+    if (device_config) {
+      if (auto section = device_config->section_json(e.name)) {
+        e.config_json = std::move(*section);
+        e.config_source = PluginEntry::ConfigSource::device_config_file;
+        continue;
+      }
+    }
+    e.config_json = "{}";
+    e.config_source = PluginEntry::ConfigSource::none;
+  }
+  const auto default_empty = [](PluginEntry& e) {
+    if (e.config_source != PluginEntry::ConfigSource::inline_config)
+      e.config_json = "{}";
+  };
+  if (plugins.admission)
+    default_empty(*plugins.admission);
+  for (auto& e : plugins.scheduling)
+    default_empty(e);
+}
+
 std::string read_text_file(const std::filesystem::path& path, std::string_view what) {
   std::ifstream in(path, std::ios::binary);
   if (!in) {
@@ -479,9 +478,12 @@ void apply_overrides(HostConfig& config, const Overrides& overrides) {
                         *overrides.listen + "\"");
     }
     config.listen = *addr;
-    // A shared socket moves as a whole.
-    if (config.extender.shared)
-      config.extender.listen = *addr;
+    // A shared socket moves as a whole; on a wildcard address the extender
+    // verbs stay on its loopback side.
+    if (config.extender.shared) {
+      config.extender.listen =
+          is_wildcard(*addr) ? ListenAddress{config.extender.listen.host, addr->port} : *addr;
+    }
     if (const auto problem = check_listen_override(config))
       throw ConfigError("--listen: " + *problem);
   }

@@ -46,6 +46,12 @@ void apply_overrides(HostConfig& config, const Overrides& overrides);
 // file:PATH, got "..."`.
 void apply_cluster_override(ClusterConfig& cluster, std::string_view value);
 
+// Fills the config_json of every plugin entry without an inline `config`:
+// a device plugin's from its section of plugins.deviceConfigFile (read
+// again), else "{}". `key` names the device-config file in errors.
+void resolve_plugin_configs(PluginsConfig& plugins,
+                            std::string_view key = "plugins.deviceConfigFile");
+
 // Reads a whole file; throws ConfigError "<key>: cannot read \"<path>\": <reason>".
 std::string read_text_file(const std::filesystem::path& path, std::string_view what);
 

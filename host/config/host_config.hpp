@@ -49,8 +49,15 @@ struct ExtenderListenerConfig {
   ListenAddress listen{"127.0.0.1", kDefaultExtenderPort};
   // nullopt: the webhook listener's settings (HostConfig::tls).
   std::optional<TlsConfig> tls;
-  // extender.listen equals listen (loopback only): the webhook listener's
-  // socket serves both route sets, and `listen` and `tls` above are unused.
+  // One socket, the webhook listener's, serves the extender verbs too
+  // (`tls` above is then unused), when extender.listen is
+  //  - equal to listen, on a loopback address: the socket serves both
+  //    route sets;
+  //  - a loopback address on the port of a wildcard listen (0.0.0.0:443
+  //    and 127.0.0.1:443, HAMi's chart's layout): Linux cannot bind both,
+  //    so the wildcard socket serves the extender verbs only on
+  //    connections made to a loopback address (what 127.0.0.1:443
+  //    reaches: the pod's own containers), the webhook routes on all.
   // --listen then moves the shared socket.
   bool shared = false;
 };
@@ -166,7 +173,7 @@ struct LogConfig {
 };
 
 struct HostConfig {
-  std::filesystem::path source;  // the config file as named by the user
+  std::filesystem::path source;  // the config file as named by the user; empty: none
   ListenAddress listen;          // the webhook listener
   TlsConfig tls;                 // the webhook listener's
   ExtenderListenerConfig extender;
@@ -179,6 +186,10 @@ struct HostConfig {
 
   // The TLS settings the extender listener serves with.
   const TlsConfig& extender_tls() const { return extender.tls ? *extender.tls : tls; }
+
+  // How messages name this configuration: the file, or "built-in
+  // defaults" when none was given (config/builtin_config.hpp).
+  std::string name() const { return source.empty() ? "built-in defaults" : source.string(); }
 };
 
 }  // namespace hami::config

@@ -71,6 +71,17 @@ bool is_loopback(const ListenAddress& address) {
   return IN6_IS_ADDR_V4MAPPED(&v6) && v6.s6_addr[12] == 127;
 }
 
+bool is_wildcard(const ListenAddress& address) {
+  const std::string& host = address.host;
+  if (host.empty())
+    return true;
+  in_addr v4{};
+  if (inet_pton(AF_INET, host.c_str(), &v4) == 1)
+    return v4.s_addr == htonl(INADDR_ANY);
+  in6_addr v6{};
+  return inet_pton(AF_INET6, host.c_str(), &v6) == 1 && IN6_IS_ADDR_UNSPECIFIED(&v6);
+}
+
 bool same_address(const ListenAddress& a, const ListenAddress& b) {
   return a.port == b.port && strcasecmp(a.host.c_str(), b.host.c_str()) == 0;
 }

@@ -21,6 +21,10 @@ std::optional<ListenAddress> parse_listen_address(std::string_view text,
 // name, the empty host and the wildcard addresses are not loopback.
 bool is_loopback(const ListenAddress& address);
 
+// True for the addresses that bind every interface: the empty host,
+// 0.0.0.0 and :: (in any of its spellings).
+bool is_wildcard(const ListenAddress& address);
+
 // The same host (names compared case-insensitively) and the same port.
 bool same_address(const ListenAddress& a, const ListenAddress& b);
 

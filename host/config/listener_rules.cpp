@@ -16,13 +16,18 @@ bool same_port(const ListenAddress& a, const ListenAddress& b) {
 }  // namespace
 
 bool asks_to_share(const ListenAddress& listen, const ListenAddress& extender_listen) {
-  return listen.port != 0 && same_address(listen, extender_listen);
+  if (listen.port == 0)
+    return false;
+  return same_address(listen, extender_listen) ||
+         (is_wildcard(listen) && is_loopback(extender_listen) &&
+          listen.port == extender_listen.port);
 }
 
 std::optional<ListenerProblem> check_listeners(const HostConfig& config) {
   const ExtenderListenerConfig& extender = config.extender;
   if (extender.shared) {
-    if (!is_loopback(config.listen)) {
+    const bool same = same_address(config.listen, extender.listen);
+    if (same && !is_loopback(config.listen)) {
       return ListenerProblem{
           "extender.listen",
           "equals listen " + quoted(config.listen) +
@@ -32,9 +37,12 @@ std::optional<ListenerProblem> check_listeners(const HostConfig& config) {
               std::to_string(kDefaultExtenderPort)};
     }
     if (extender.tls) {
-      return ListenerProblem{"extender.tls",
-                             "cannot be set when extender.listen equals listen: the one socket "
-                             "serves both route sets with the settings of tls"};
+      return ListenerProblem{
+          "extender.tls",
+          "cannot be set when extender.listen " +
+              (same ? std::string("equals listen")
+                    : "is on loopback at the port of listen " + quoted(config.listen)) +
+              ": the one socket serves both route sets with the settings of tls"};
     }
     return std::nullopt;
   }
@@ -45,7 +53,9 @@ std::optional<ListenerProblem> check_listeners(const HostConfig& config) {
                                ": give the extender listener a port of its own (default "
                                "127.0.0.1:" +
                                std::to_string(kDefaultExtenderPort) +
-                               "), or listen's exact address to share one socket (loopback only)"};
+                               "), listen's exact address to share one socket (loopback only), "
+                               "or a loopback address on the port of a wildcard listen "
+                               "(0.0.0.0)"};
   }
   if (!is_loopback(extender.listen) && config.extender_tls().client_ca_file.empty()) {
     const std::string missing = extender.tls ? "extender.tls.clientCAFile is not set"
@@ -62,17 +72,18 @@ std::optional<ListenerProblem> check_listeners(const HostConfig& config) {
 
 std::optional<std::string> check_listen_override(const HostConfig& config) {
   if (config.extender.shared) {
-    if (!is_loopback(config.listen)) {
-      return quoted(config.listen) + " is not a loopback address, but " + config.source.string() +
-             " shares the webhook listener's socket with the extender listener (extender.listen "
-             "equals listen), which is allowed on loopback only; give extender.listen an address "
-             "of its own there";
+    if (!is_loopback(config.listen) && !is_wildcard(config.listen)) {
+      return quoted(config.listen) + " is not a loopback address, but " + config.name() +
+             " shares the webhook listener's socket with the extender listener, which is "
+             "allowed on loopback, or on a wildcard address (0.0.0.0) whose loopback "
+             "connections alone get the extender verbs; give extender.listen an address of its "
+             "own there";
     }
     return std::nullopt;
   }
   if (same_port(config.listen, config.extender.listen)) {
     return quoted(config.listen) + " uses the port of the extender listener (extender.listen " +
-           quoted(config.extender.listen) + " in " + config.source.string() + ")";
+           quoted(config.extender.listen) + " in " + config.name() + ")";
   }
   return std::nullopt;
 }

@@ -3,7 +3,9 @@
 // after --listen moved the webhook listener. Internal to hami_config.
 //
 //  - extender.listen equal to listen (same host, same port other than 0)
-//    shares one socket, and only on a loopback address; extender.tls
+//    shares one socket, and only on a loopback address; so does a
+//    loopback extender.listen on the port of a wildcard listen (the
+//    extender verbs then answer loopback connections only); extender.tls
 //    cannot be set then (the one socket serves with tls);
 //  - otherwise the two use different ports (port 0: each gets its own);
 //  - a non-loopback extender listener requires client certificates: a

@@ -60,6 +60,25 @@ std::string peer_text(const sockaddr_storage& addr) {
   return "unknown";
 }
 
+// Whether `fd`'s local address (where the client connected to) is a
+// loopback address.
+bool connected_to_loopback(int fd) {
+  sockaddr_storage local{};
+  socklen_t len = sizeof local;
+  if (::getsockname(fd, reinterpret_cast<sockaddr*>(&local), &len) != 0)
+    return false;
+  if (local.ss_family == AF_INET) {
+    const auto& a = reinterpret_cast<const sockaddr_in&>(local);
+    return (ntohl(a.sin_addr.s_addr) >> 24) == 127;
+  }
+  if (local.ss_family == AF_INET6) {
+    const auto& a = reinterpret_cast<const sockaddr_in6&>(local);
+    return IN6_IS_ADDR_LOOPBACK(&a.sin6_addr) ||
+           (IN6_IS_ADDR_V4MAPPED(&a.sin6_addr) && a.sin6_addr.s6_addr[12] == 127);
+  }
+  return false;
+}
+
 // Runs one step of a connection. A step that throws (out of memory while
 // growing a buffer, say) ends that connection, never the loop's thread.
 template <typename Step>
@@ -181,9 +200,10 @@ void HttpsServer::Impl::accept_ready(Loop& loop) {
       });
     };
     auto defer = [&loop](std::uint64_t held_key) { loop.held.push_back(held_key); };
-    auto connection = std::make_unique<ServerConnection>(state, loop.events, key,
-                                                         std::move(channel), peer_text(addr), busy,
-                                                         std::move(completion), std::move(defer));
+    const bool loopback = state.loopback_router && connected_to_loopback(channel->fd());
+    auto connection = std::make_unique<ServerConnection>(
+        state, loop.events, key, std::move(channel), peer_text(addr), busy,
+        loopback ? state.loopback_router : state.router, std::move(completion), std::move(defer));
     if (survive(logger, [&] { return connection->start(); }))
       loop.connections.emplace(key, std::move(connection));
   }
@@ -249,10 +269,11 @@ void HttpsServer::Impl::on_every_loop(const std::function<void(Loop&)>& task) {
 
 HttpsServer::HttpsServer(std::shared_ptr<const Router> router, ServerTls tls,
                          const config::ListenAddress& listen, const config::ServerConfig& settings,
-                         const log::Logger& logger)
+                         const log::Logger& logger, std::shared_ptr<const Router> loopback_router)
     : impl_(std::make_unique<Impl>(std::move(tls), settings, logger)) {
   std::signal(SIGPIPE, SIG_IGN);
   impl_->state.router = std::move(router);
+  impl_->state.loopback_router = std::move(loopback_router);
   try {
     const Poco::Net::SocketAddress address =
         listen.host.empty() ? Poco::Net::SocketAddress(listen.port)

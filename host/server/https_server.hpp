@@ -39,9 +39,13 @@ namespace hami::server {
 class HttpsServer {
  public:
   // Throws std::runtime_error naming the address when it cannot bind.
+  // `loopback_router`, when set, serves instead of `router` every
+  // connection made to a loopback address (127.0.0.0/8, ::1, or IPv4
+  // loopback mapped into IPv6) — with a wildcard `listen`, what only the
+  // machine's (the pod's) own processes can reach.
   HttpsServer(std::shared_ptr<const Router> router, ServerTls tls,
               const config::ListenAddress& listen, const config::ServerConfig& settings,
-              const log::Logger& logger);
+              const log::Logger& logger, std::shared_ptr<const Router> loopback_router = nullptr);
   // Shuts down without grace if still running.
   ~HttpsServer();
 

@@ -36,13 +36,15 @@ void release_if_large(std::string& buffer) {
 
 ServerConnection::ServerConnection(ServerState& state, EventLoop& loop, std::uint64_t key,
                                    std::unique_ptr<Channel> channel, std::string peer, bool busy,
-                                   Completion completion, Defer defer)
+                                   std::shared_ptr<const Router> router, Completion completion,
+                                   Defer defer)
     : state_(state),
       loop_(loop),
       key_(key),
       channel_(std::move(channel)),
       peer_(std::move(peer)),
       busy_(busy),
+      router_(std::move(router)),
       completion_(std::move(completion)),
       defer_(std::move(defer)) {
   // The first request's deadline covers the TLS handshake.
@@ -255,7 +257,7 @@ void ServerConnection::begin_request() {
   const std::string_view path = path_of(head_.target);
   const bool has_body = head_.chunked || head_.content_length.value_or(0) > 0;
   Response refusal;
-  route_ = state_.router->find(head_.method, path, refusal);
+  route_ = router_->find(head_.method, path, refusal);
   if (route_ == nullptr) {
     // Without reading it, an unread body would be taken for the next
     // request: the connection ends after this answer.
@@ -366,7 +368,7 @@ void ServerConnection::dispatch() {
                   .peer = peer_,
                   .headers = std::move(head_.headers)};
   body_ = std::string();
-  const Router& router = *state_.router;
+  const Router& router = *router_;
   if (route_->options.execution == Execution::inline_loop) {
     Response response;
     router.handle(*route_, request, response);
@@ -375,7 +377,7 @@ void ServerConnection::dispatch() {
   }
   phase_ = Phase::handling;
   want(0);
-  state_.workers->submit([router = state_.router, route = route_,
+  state_.workers->submit([router = router_, route = route_,
                           request = std::make_shared<Request>(std::move(request)),
                           completion = completion_, key = key_] {
     Response response;
@@ -410,8 +412,8 @@ void ServerConnection::answer(Response response, After after) {
     defer_(key_);
   }
   if (in_flight_) {
-    state_.router->finished(path_of(head_.target), head_.method, answer_.status,
-                            Clock::now() - started_at_, peer_);
+    router_->finished(path_of(head_.target), head_.method, answer_.status,
+                      Clock::now() - started_at_, peer_);
   }
 }
 

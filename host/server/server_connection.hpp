@@ -42,9 +42,11 @@ class ServerConnection {
   // handled.
   using Defer = std::function<void(std::uint64_t key)>;
 
+  // `router` serves this connection's requests (the server's, or its
+  // loopback router).
   ServerConnection(ServerState& state, EventLoop& loop, std::uint64_t key,
                    std::unique_ptr<Channel> channel, std::string peer, bool busy,
-                   Completion completion, Defer defer);
+                   std::shared_ptr<const Router> router, Completion completion, Defer defer);
   ~ServerConnection();
   ServerConnection(const ServerConnection&) = delete;
   ServerConnection& operator=(const ServerConnection&) = delete;
@@ -91,6 +93,7 @@ class ServerConnection {
   std::unique_ptr<Channel> channel_;
   std::string peer_;
   bool busy_;
+  std::shared_ptr<const Router> router_;
   Completion completion_;
   Defer defer_;
   // An answer is ready but held until the loop's round ends: the answers of

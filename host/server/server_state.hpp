@@ -41,6 +41,9 @@ struct Traffic {
 
 struct ServerState {
   std::shared_ptr<const Router> router;
+  // Serves instead of `router` the connections made to a loopback address
+  // of the socket; null: `router` serves every connection.
+  std::shared_ptr<const Router> loopback_router;
   SSL_CTX* tls = nullptr;  // null: plain HTTP
   ServerLimits limits;
   WorkerPool* workers = nullptr;

@@ -13,7 +13,29 @@ extern char** environ;
 
 namespace hami::test {
 
-ChildProcess::ChildProcess(const std::vector<std::string>& argv) {
+namespace {
+
+// This process's environment with `overrides` ("NAME=VALUE") replacing or
+// adding variables.
+std::vector<std::string> environment_with(const std::vector<std::string>& overrides) {
+  std::vector<std::string> out;
+  const auto name_of = [](const std::string& entry) { return entry.substr(0, entry.find('=')); };
+  for (char** e = environ; *e != nullptr; ++e) {
+    const std::string entry = *e;
+    bool replaced = false;
+    for (const auto& o : overrides)
+      replaced = replaced || name_of(o) == name_of(entry);
+    if (!replaced)
+      out.push_back(entry);
+  }
+  out.insert(out.end(), overrides.begin(), overrides.end());
+  return out;
+}
+
+}  // namespace
+
+ChildProcess::ChildProcess(const std::vector<std::string>& argv,
+                           const std::vector<std::string>& env) {
   int out_pipe[2];
   int err_pipe[2];
   if (pipe(out_pipe) != 0 || pipe(err_pipe) != 0)
@@ -29,7 +51,12 @@ ChildProcess::ChildProcess(const std::vector<std::string>& argv) {
   for (const auto& a : argv)
     args.push_back(const_cast<char*>(a.c_str()));
   args.push_back(nullptr);
-  const int rc = posix_spawn(&pid_, args[0], &actions, nullptr, args.data(), environ);
+  const std::vector<std::string> environment = environment_with(env);
+  std::vector<char*> envp;
+  for (const auto& e : environment)
+    envp.push_back(const_cast<char*>(e.c_str()));
+  envp.push_back(nullptr);
+  const int rc = posix_spawn(&pid_, args[0], &actions, nullptr, args.data(), envp.data());
   posix_spawn_file_actions_destroy(&actions);
   close(out_pipe[1]);
   close(err_pipe[1]);
@@ -116,8 +143,8 @@ int ChildProcess::wait(std::chrono::milliseconds timeout) {
   return -1;
 }
 
-RunResult run(const std::vector<std::string>& argv) {
-  ChildProcess child(argv);
+RunResult run(const std::vector<std::string>& argv, const std::vector<std::string>& env) {
+  ChildProcess child(argv, env);
   RunResult r;
   r.exit_code = child.wait(std::chrono::seconds(60));
   r.out = child.out();

@@ -13,7 +13,9 @@ namespace hami::test {
 
 class ChildProcess {
  public:
-  explicit ChildProcess(const std::vector<std::string>& argv);
+  // `env`: "NAME=VALUE" entries set on top of this process's environment.
+  explicit ChildProcess(const std::vector<std::string>& argv,
+                        const std::vector<std::string>& env = {});
   ~ChildProcess();  // kills the child if it still runs
   ChildProcess(const ChildProcess&) = delete;
   ChildProcess& operator=(const ChildProcess&) = delete;
@@ -50,7 +52,7 @@ struct RunResult {
   std::string err;
 };
 
-// Runs to completion (bounded by 60 s).
-RunResult run(const std::vector<std::string>& argv);
+// Runs to completion (bounded by 60 s); `env` as for ChildProcess.
+RunResult run(const std::vector<std::string>& argv, const std::vector<std::string>& env = {});
 
 }  // namespace hami::test

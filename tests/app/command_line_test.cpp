@@ -16,6 +16,12 @@ const std::string kBinary = HAMI_SCHEDULER_BINARY;
 const std::string kPluginDir = HAMI_PLUGIN_DIR;
 const std::string kSourceDir = HAMI_SOURCE_DIR;
 
+// A kubeconfig naming a loopback port nothing listens on.
+const std::string kDeadKubeconfig =
+    "apiVersion: v1\nkind: Config\ncurrent-context: c\nclusters:\n- name: k\n"
+    "  cluster:\n    server: http://127.0.0.1:1\nusers:\n- name: u\n  user: {}\n"
+    "contexts:\n- name: c\n  context:\n    cluster: k\n    user: u\n";
+
 class CommandLine : public ::testing::Test {
  protected:
   void SetUp() override {
@@ -140,15 +146,29 @@ TEST_F(CommandLine, CheckConfigNamesTheExtenderTlsKeyOfABadFile) {
 
 TEST_F(CommandLine, ListenCannotTakeDevYamlsSharedSocketOffLoopback) {
   const auto r = run({kBinary, "--config", kSourceDir + "/config/dev.yaml", "--plugin-dir",
-                      kPluginDir, "--listen", "0.0.0.0:8443", "--check-config"});
+                      kPluginDir, "--listen", "10.255.255.1:8443", "--check-config"});
   EXPECT_EQ(r.exit_code, 1);
-  EXPECT_NE(r.err.find("error=\"--listen: \\\"0.0.0.0:8443\\\" is not a loopback address, but " +
+  EXPECT_NE(r.err.find("error=\"--listen: \\\"10.255.255.1:8443\\\" is not a loopback address, "
+                       "but " +
                        kSourceDir +
                        "/config/dev.yaml shares the webhook listener's socket with the extender "
-                       "listener (extender.listen equals listen), which is allowed on loopback "
-                       "only; give extender.listen an address of its own there\""),
+                       "listener, which is allowed on loopback, or on a wildcard address "
+                       "(0.0.0.0) whose loopback connections alone get the extender verbs; give "
+                       "extender.listen an address of its own there\""),
             std::string::npos)
       << r.err;
+}
+
+TEST_F(CommandLine, ListenOntoAWildcardKeepsDevYamlsExtenderOnLoopback) {
+  const auto r = run({kBinary, "--config", kSourceDir + "/config/dev.yaml", "--plugin-dir",
+                      kPluginDir, "--listen", "0.0.0.0:8443", "--check-config"});
+  EXPECT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_NE(r.out.find("extender.listen: 127.0.0.1:8443 (extender listener: /filter, /schedule, "
+                       "/prioritize, /bind, /allocations on the webhook listener's socket "
+                       "0.0.0.0:8443 for connections made to a loopback address only, with its "
+                       "tls)\n"),
+            std::string::npos)
+      << r.out;
 }
 
 TEST_F(CommandLine, CheckConfigFailsOnAConfigError) {
@@ -225,10 +245,52 @@ TEST_F(CommandLine, CheckConfigFailsOnABrokenClusterSnapshot) {
   EXPECT_NE(r.out.find("FAILED"), std::string::npos) << r.out;
 }
 
-TEST_F(CommandLine, MissingConfigOption) {
-  const auto r = run({kBinary, "--check-config"});
+// Without --config the built-in defaults apply: the installed plugins,
+// the API server. Here the plugin folder of the build and a kubeconfig
+// naming a port nothing listens on.
+TEST_F(CommandLine, WithoutConfigTheBuiltInDefaultsApply) {
+  const auto kubeconfig = write("kubeconfig", kDeadKubeconfig);
+  const auto r =
+      run({kBinary, "--plugin-dir", kPluginDir, "--check-config"}, {"KUBECONFIG=" + kubeconfig});
+  EXPECT_EQ(r.exit_code, 0) << r.err << r.out;
+  EXPECT_EQ(r.out.rfind("config (built-in defaults, no --config): OK\n"
+                        "listen: 127.0.0.1:8443 (webhook listener: /mutate-pod, /webhook, health, "
+                        "/metrics)\n"
+                        "tls: self-signed certificate generated at start\n"
+                        "extender.listen: 127.0.0.1:8444 (extender listener: /filter, /schedule, "
+                        "/prioritize, /bind, /allocations, health)\n"
+                        "extender.tls: not set: the settings of tls\n"
+                        "plugins: 4 loaded from " +
+                            kPluginDir + "\n",
+                        0),
+            0u)
+      << r.out;
+  EXPECT_NE(r.out.find("cluster: kubernetes http://127.0.0.1:1 (kubeconfig " + kubeconfig +
+                       " context c), API server not reachable: "),
+            std::string::npos)
+      << r.out;
+  EXPECT_NE(r.out.find("kubernetes client: qps 20, burst 40, request timeout 30s, events v1\n"
+                       "leader election: none (always the leader)\n"
+                       "scheduler: hami-scheduler (node policy binpack (plugin default), gpu "
+                       "policy spread (plugin default), allocate at filter)\n"
+                       "scheduler.nodeLock: timeout 300s, pod-group retry 28s\n"
+                       "plugins.deviceConfigFile: none (each device plugin's defaults)\n"
+                       "plugins.admission: vgpu {}\n"
+                       "metrics: /metrics on the webhook listener, legacy names off\n"
+                       "log: level info, format text\n"),
+            std::string::npos)
+      << r.out;
+}
+
+TEST_F(CommandLine, WithoutConfigThePluginsComeFromTheInstalledFolder) {
+  if (std::filesystem::exists("/usr/lib/hami-scheduler/plugins/nvidia.so"))
+    GTEST_SKIP() << "the plugins are installed on this machine";
+  const auto kubeconfig = write("kubeconfig", kDeadKubeconfig);
+  const auto r = run({kBinary, "--check-config"}, {"KUBECONFIG=" + kubeconfig});
   EXPECT_EQ(r.exit_code, 1);
-  EXPECT_NE(r.err.find("pass --config FILE"), std::string::npos) << r.err;
+  EXPECT_NE(r.out.find("config (built-in defaults, no --config): FAILED: "), std::string::npos)
+      << r.out;
+  EXPECT_NE(r.err.find("/usr/lib/hami-scheduler/plugins"), std::string::npos) << r.err;
 }
 
 TEST_F(CommandLine, MalformedListenOverride) {

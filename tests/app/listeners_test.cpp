@@ -48,10 +48,11 @@ config::HostConfig host_config() {
 // One request on a fresh connection; nullopt when no answer came (a
 // refused connection or handshake, a connection closed before the answer).
 std::optional<ParsedResponse> request(SSL_CTX* ctx, uint16_t port, const std::string& method,
-                                      const std::string& path, const std::string& body) {
+                                      const std::string& path, const std::string& body,
+                                      const std::string& ipv4 = "127.0.0.1") {
   std::optional<TlsConnection> connection;
   try {
-    connection.emplace(ctx, port);
+    connection.emplace(ctx, port, ipv4);
   } catch (const std::runtime_error&) {
     return std::nullopt;  // connect failed
   }
@@ -172,6 +173,42 @@ TEST_F(Listeners, ASharedSocketServesEveryRoute) {
       ASSERT_TRUE(got.has_value()) << r.path;
       EXPECT_EQ(got->status, r.status) << r.method << " " << r.path << ": " << got->body;
     }
+  }
+}
+
+// HAMi's chart layout (--http_bind=0.0.0.0:443, kube-scheduler calling
+// https://127.0.0.1:443): one socket on every address; the extender verbs
+// answer connections made to loopback only.
+TEST_F(Listeners, AWildcardSharedSocketServesTheExtenderOnLoopbackOnly) {
+  auto config = host_config();
+  config.listen.host = "0.0.0.0";
+  config.extender.shared = true;
+  start(config);
+  ASSERT_TRUE(host->listeners_shared());
+  for (const auto* routes : {&kExtenderRoutes, &kWebhookRoutes, &kHealthRoutes}) {
+    for (const Route& r : *routes) {
+      const auto got = call(webhook_port(), r);
+      ASSERT_TRUE(got.has_value()) << r.path;
+      EXPECT_EQ(got->status, r.status) << r.method << " " << r.path << ": " << got->body;
+    }
+  }
+  const auto ip = non_loopback_ipv4();
+  if (!ip)
+    GTEST_SKIP() << "this machine has no IPv4 address besides loopback";
+  const auto from_network = [&](const Route& r) {
+    return request(ctx.get(), webhook_port(), r.method, r.path, r.body, *ip);
+  };
+  for (const auto* routes : {&kWebhookRoutes, &kHealthRoutes}) {
+    for (const Route& r : *routes) {
+      const auto got = from_network(r);
+      ASSERT_TRUE(got.has_value()) << r.path;
+      EXPECT_EQ(got->status, r.status) << r.method << " " << r.path << " on " << *ip;
+    }
+  }
+  for (const Route& r : kExtenderRoutes) {
+    const auto got = from_network(r);
+    ASSERT_TRUE(got.has_value()) << r.path;
+    EXPECT_EQ(got->status, 404) << r.method << " " << r.path << " on " << *ip;
   }
 }
 

@@ -119,15 +119,43 @@ TEST_F(Listeners, ASharedSocketTakesNoTlsOfItsOwn) {
 }
 
 TEST_F(Listeners, TheSamePortOnAnotherHostIsRefused) {
-  EXPECT_EQ(error_of(kMinimal + "listen: 0.0.0.0:8443\nextender:\n  listen: 127.0.0.1:8443\n"),
+  EXPECT_EQ(error_of(kMinimal + "listen: 10.0.0.5:8443\nextender:\n  listen: 127.0.0.1:8443\n"),
             "cfg.yaml: extender.listen: \"127.0.0.1:8443\" uses the port of listen "
-            "\"0.0.0.0:8443\": give the extender listener a port of its own (default "
-            "127.0.0.1:8444), or listen's exact address to share one socket (loopback only)");
+            "\"10.0.0.5:8443\": give the extender listener a port of its own (default "
+            "127.0.0.1:8444), listen's exact address to share one socket (loopback only), or a "
+            "loopback address on the port of a wildcard listen (0.0.0.0)");
   // listen moved onto the extender's default port, extender not written.
   EXPECT_EQ(error_of(kMinimal + "listen: 127.0.0.1:8444\n"),
             "cfg.yaml: extender.listen: \"127.0.0.1:8444\" uses the port of listen "
             "\"127.0.0.1:8444\": give the extender listener a port of its own (default "
-            "127.0.0.1:8444), or listen's exact address to share one socket (loopback only)");
+            "127.0.0.1:8444), listen's exact address to share one socket (loopback only), or a "
+            "loopback address on the port of a wildcard listen (0.0.0.0)");
+  // A wildcard extender address on a wildcard listen's port is no loopback.
+  EXPECT_EQ(error_of(kMinimal + "listen: 0.0.0.0:8443\nextender:\n  listen: \"[::]:8443\"\n")
+                .rfind("cfg.yaml: extender.listen: \"[::]:8443\" uses the port of listen", 0),
+            0u);
+}
+
+// HAMi's chart layout: the webhook on 0.0.0.0:443, kube-scheduler calling
+// the extender at 127.0.0.1:443. Linux cannot bind both; the wildcard
+// socket serves the extender verbs on its loopback connections.
+TEST_F(Listeners, ALoopbackExtenderOnAWildcardListensPortSharesItsSocket) {
+  const auto cfg = load(kMinimal + "listen: 0.0.0.0:443\nextender:\n  listen: 127.0.0.1:443\n");
+  EXPECT_TRUE(cfg.extender.shared);
+  EXPECT_EQ(cfg.listen.text(), "0.0.0.0:443");
+  EXPECT_EQ(cfg.extender.listen.text(), "127.0.0.1:443");
+  EXPECT_TRUE(load(kMinimal + "listen: \"[::]:443\"\nextender:\n  listen: \"[::1]:443\"\n")
+                  .extender.shared);
+  EXPECT_TRUE(load(kMinimal + "listen: \"[::]:443\"\nextender:\n  listen: localhost:443\n")
+                  .extender.shared);
+  // Port 0 still never shares.
+  EXPECT_FALSE(
+      load(kMinimal + "listen: 0.0.0.0:0\nextender:\n  listen: 127.0.0.1:0\n").extender.shared);
+  EXPECT_EQ(error_of(kMinimal + "listen: 0.0.0.0:443\nextender:\n  listen: 127.0.0.1:443\n"
+                                "  tls: {selfSigned: true}\n"),
+            "cfg.yaml: extender.tls: cannot be set when extender.listen is on loopback at the "
+            "port of listen \"0.0.0.0:443\": the one socket serves both route sets with the "
+            "settings of tls");
 }
 
 TEST_F(Listeners, ARemoteExtenderListenerRequiresClientCertificates) {
@@ -216,11 +244,25 @@ TEST_F(Listeners, ListenOverrideMovesASharedSocket) {
 
 TEST_F(Listeners, ListenOverrideCannotTakeASharedSocketOffLoopback) {
   const auto cfg = load(kMinimal + "extender:\n  listen: 127.0.0.1:8443\n");
-  EXPECT_EQ(normalise(override_error(cfg, "0.0.0.0:8443")),
-            "--listen: \"0.0.0.0:8443\" is not a loopback address, but cfg.yaml shares the "
-            "webhook listener's socket with the extender listener (extender.listen equals "
-            "listen), which is allowed on loopback only; give extender.listen an address of its "
-            "own there");
+  EXPECT_EQ(normalise(override_error(cfg, "10.0.0.5:8443")),
+            "--listen: \"10.0.0.5:8443\" is not a loopback address, but cfg.yaml shares the "
+            "webhook listener's socket with the extender listener, which is allowed on loopback, "
+            "or on a wildcard address (0.0.0.0) whose loopback connections alone get the "
+            "extender verbs; give extender.listen an address of its own there");
+}
+
+TEST_F(Listeners, ListenOverrideOntoAWildcardKeepsTheExtenderOnLoopback) {
+  auto cfg = load(kMinimal + "extender:\n  listen: 127.0.0.1:8443\n");
+  config::Overrides o;
+  o.listen = "0.0.0.0:9443";
+  config::apply_overrides(cfg, o);
+  EXPECT_TRUE(cfg.extender.shared);
+  EXPECT_EQ(cfg.listen.text(), "0.0.0.0:9443");
+  EXPECT_EQ(cfg.extender.listen.text(), "127.0.0.1:9443");
+  // And back onto loopback: one address again.
+  o.listen = "127.0.0.1:7443";
+  config::apply_overrides(cfg, o);
+  EXPECT_EQ(cfg.extender.listen.text(), "127.0.0.1:7443");
 }
 
 TEST_F(Listeners, ListenOverrideCannotTakeTheExtenderPort) {
@@ -247,6 +289,18 @@ TEST(Loopback, OnlyAddressesNoOtherMachineCanReach) {
         "fe80::1%lo", "localhost.example.com", "example.com", "127.0.0.1.nip.io"}) {
     EXPECT_FALSE(loopback(no)) << no;
   }
+}
+
+TEST(Wildcard, OnlyTheAddressesOfEveryInterface) {
+  const auto wildcard = [](const char* host) {
+    config::ListenAddress a;
+    a.host = host;
+    return config::is_wildcard(a);
+  };
+  for (const char* yes : {"", "0.0.0.0", "::", "0:0:0:0:0:0:0:0"})
+    EXPECT_TRUE(wildcard(yes)) << yes;
+  for (const char* no : {"127.0.0.1", "0", "0.0.0.1", "::1", "::ffff:0.0.0.0", "localhost", "any"})
+    EXPECT_FALSE(wildcard(no)) << no;
 }
 
 TEST(ShippedConfig, DevYamlSharesOneLoopbackSocket) {

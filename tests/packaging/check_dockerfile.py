@@ -3,7 +3,8 @@
 its structure is checked: Debian 12 stages, the build stage installing the
 CI's package list (scripts/deps.sh), a runtime stage with real Debian 12
 package names, a non-root USER, the config and plugin folders as VOLUMEs,
-EXPOSE, a HEALTHCHECK on /healthz, files COPYed from the context that exist;
+EXPOSE, a HEALTHCHECK on /healthz, files COPYed from the context that exist,
+the `scheduler` name HAMi's Helm chart starts;
 and the config the image ships passes the built host's --check-config."""
 import argparse
 import json
@@ -105,6 +106,10 @@ def main():
     entry = [a for w, a in runtime["body"] if w == "ENTRYPOINT"]
     if not entry or json.loads(entry[-1])[0] != "/usr/bin/hami-scheduler":
         failures.append(f"ENTRYPOINT is not exec-form /usr/bin/hami-scheduler ({entry})")
+    # HAMi's chart runs the image as `scheduler <HAMi flags>`.
+    if not has(runtime, "RUN", r"ln -s hami-scheduler /usr/bin/scheduler\b"):
+        failures.append("the runtime stage does not provide /usr/bin/scheduler, the command "
+                        "HAMi's Helm chart starts")
     if has(runtime, "RUN", r"\b(g\+\+|cmake|-dev)\b"):
         failures.append("the runtime stage installs build tools or -dev packages")
 

@@ -1,6 +1,8 @@
 #include "test_support.hpp"
 
 #include <arpa/inet.h>
+#include <ifaddrs.h>
+#include <net/if.h>
 #include <netinet/in.h>
 #include <openssl/err.h>
 #include <openssl/pem.h>
@@ -119,7 +121,7 @@ SslCtxPtr make_client_ctx(const ClientTlsOptions& o) {
   return ctx;
 }
 
-TlsConnection::TlsConnection(SSL_CTX* ctx, uint16_t port) {
+TlsConnection::TlsConnection(SSL_CTX* ctx, uint16_t port, const std::string& ipv4) {
   // A server that resets the connection must fail the write, not kill the
   // test process (OpenSSL writes with write(2), which raises SIGPIPE).
   static std::once_flag ignore_sigpipe;
@@ -133,7 +135,10 @@ TlsConnection::TlsConnection(SSL_CTX* ctx, uint16_t port) {
   sockaddr_in addr{};
   addr.sin_family = AF_INET;
   addr.sin_port = htons(port);
-  addr.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+  if (inet_pton(AF_INET, ipv4.c_str(), &addr.sin_addr) != 1) {
+    ::close(fd_);
+    throw std::runtime_error("not an IPv4 address: " + ipv4);
+  }
   if (::connect(fd_, reinterpret_cast<const sockaddr*>(&addr), sizeof addr) != 0) {
     ::close(fd_);
     throw std::runtime_error("connect failed");
@@ -282,6 +287,26 @@ RunningServer::RunningServer(std::shared_ptr<server::Router> router, const Serve
 
 std::string RunningServer::url(const std::string& path) const {
   return "https://127.0.0.1:" + std::to_string(port()) + path;
+}
+
+std::optional<std::string> non_loopback_ipv4() {
+  ifaddrs* list = nullptr;
+  if (getifaddrs(&list) != 0)
+    return std::nullopt;
+  std::optional<std::string> found;
+  for (const ifaddrs* i = list; i != nullptr && !found; i = i->ifa_next) {
+    if (i->ifa_addr == nullptr || i->ifa_addr->sa_family != AF_INET || !(i->ifa_flags & IFF_UP) ||
+        (i->ifa_flags & IFF_LOOPBACK))
+      continue;
+    const auto* a = reinterpret_cast<const sockaddr_in*>(i->ifa_addr);
+    if ((ntohl(a->sin_addr.s_addr) >> 24) == 127)
+      continue;
+    char text[INET_ADDRSTRLEN] = {};
+    if (inet_ntop(AF_INET, &a->sin_addr, text, sizeof text) != nullptr)
+      found = text;
+  }
+  freeifaddrs(list);
+  return found;
 }
 
 }  // namespace hami::test

@@ -65,12 +65,12 @@ struct ClientTlsOptions {
 };
 SslCtxPtr make_client_ctx(const ClientTlsOptions& options);
 
-// One TCP+TLS connection to 127.0.0.1:port. Every socket read and write is
-// bounded by a 10 s timeout so a misbehaving server fails the test instead
-// of hanging it.
+// One TCP+TLS connection to `ipv4`:port (127.0.0.1 by default). Every
+// socket read and write is bounded by a 10 s timeout so a misbehaving
+// server fails the test instead of hanging it.
 class TlsConnection {
  public:
-  TlsConnection(SSL_CTX* ctx, uint16_t port);
+  TlsConnection(SSL_CTX* ctx, uint16_t port, const std::string& ipv4 = "127.0.0.1");
   ~TlsConnection();
   TlsConnection(const TlsConnection&) = delete;
   TlsConnection& operator=(const TlsConnection&) = delete;
@@ -99,6 +99,10 @@ class TlsConnection {
   int reason_ = 0;
   std::string buffer_;
 };
+
+// An IPv4 address of this machine that is not a loopback address (of an
+// interface that is up), or nullopt when it has none.
+std::optional<std::string> non_loopback_ipv4();
 
 struct ParsedResponse {
   int status = 0;

@@ -1,0 +1,36 @@
+#include "config/builtin_config.hpp"
+
+namespace hami::config {
+namespace {
+
+PluginEntry entry(const char* name, const char* library) {
+  PluginEntry e;
+  e.name = name;
+  e.library = library;
+  e.config_json = "{}";
+  e.config_source = PluginEntry::ConfigSource::none;
+  return e;
+}
+
+}  // namespace
+
+HostConfig builtin_config(const std::optional<std::string>& kubeconfig_env) {
+  HostConfig config;
+  config.tls.self_signed = true;
+  config.plugins.directory = std::string(kDefaultPluginDirectory);
+  config.plugins.devices = {entry("nvidia", "nvidia.so"), entry("amd", "amd.so")};
+  config.plugins.admission = entry("vgpu", "vgpu.so");
+  config.plugins.scheduling = {entry("hami-policies", "hami-policies.so")};
+  config.cluster.source = ClusterSource::kubernetes;
+  if (kubeconfig_env) {
+    // As the API client reads a list: its first file.
+    const std::string first = kubeconfig_env->substr(0, kubeconfig_env->find(':'));
+    if (!first.empty())
+      config.cluster.kubernetes.kubeconfig = std::filesystem::absolute(first).lexically_normal();
+  }
+  config.cluster.kubernetes.events = EventsApi::core_v1;
+  config.scheduler.allocate_at = AllocateAt::filter;
+  return config;
+}
+
+}  // namespace hami::config
