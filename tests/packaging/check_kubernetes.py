@@ -1,397 +1,45 @@
 #!/usr/bin/env python3
-"""The Kubernetes deployment: every plain manifest and the Helm chart rendered
-(by helm_render.py, the chart's template subset) parse as YAML and carry what
-the deployment depends on — two containers wired over loopback TLS, the
-extender and profile of the KubeSchedulerConfiguration, the seed's webhook,
-the Service, least-privilege RBAC, certificates, probes, the device config —
-and the pieces agree with each other (ports, names, mounts, Secret keys).
-With --binary, each host config is also run through --check-config: the
-host's strict loader refuses unknown keys and wrong values."""
+"""The plain Kubernetes manifests (packaging/kubernetes/manifests): every file
+parses as YAML and the objects pass k8s_checks (wiring, RBAC, certificates,
+the device config = config/device-config.yaml, the seed's object names and
+webhook selectors). With --binary, the host config they carry is also run
+through the host's --check-config, whose strict loader refuses unknown keys
+and wrong values. The Helm chart is checked by check_helm_chart.py."""
 import argparse
-import os
 import pathlib
-import re
-import shutil
-import subprocess
 import sys
-import tempfile
 
 import yaml
 
 sys.path.insert(0, str(pathlib.Path(__file__).parent))
-import helm_render  # noqa: E402
-
-CLUSTER_SCOPED = {"ClusterRole", "ClusterRoleBinding", "MutatingWebhookConfiguration"}
-# docs/kubernetes.md §2 (follow mode): what the host may do, and nothing else.
-HOST_CLUSTER_RULES = {
-    ("", "pods", v) for v in ("get", "list", "watch", "patch")} | {
-    ("", "pods/binding", "create")} | {
-    ("", "nodes", v) for v in ("get", "list", "watch", "patch")} | {
-    ("", r, v) for r in ("resourcequotas", "namespaces") for v in ("get", "list", "watch")} | {
-    (g, "events", v) for g in ("", "events.k8s.io") for v in ("create", "patch")}
-DEVICE_SECTIONS = ("nvidia", "amd")  # the device plugins the configs load
-
-
-class Checker:
-    def __init__(self, label):
-        self.label = label
-        self.failures = []
-
-    def expect(self, condition, message):
-        if not condition:
-            self.failures.append(f"{self.label}: {message}")
-        return condition
-
-
-def flat_rules(rules):
-    out = set()
-    for r in rules:
-        if r.get("resourceNames"):
-            continue
-        for g in r.get("apiGroups", []):
-            for res in r.get("resources", []):
-                for v in r.get("verbs", []):
-                    out.add((g, res, v))
-    return out
-
-
-def check(docs, raw_texts, c, args, ns):
-    by_kind = {}
-    for d in docs:
-        c.expect(isinstance(d, dict) and "apiVersion" in d and "kind" in d
-                 and d.get("metadata", {}).get("name"), f"object without apiVersion/kind/name: {d}")
-        by_kind.setdefault(d["kind"], []).append(d)
-        if d["kind"] not in CLUSTER_SCOPED:
-            c.expect(d["metadata"].get("namespace") == ns,
-                     f"{d['kind']}/{d['metadata']['name']} is not in namespace {ns}")
-
-    def one(kind, name):
-        found = [d for d in by_kind.get(kind, []) if d["metadata"]["name"] == name]
-        c.expect(len(found) == 1, f"expected one {kind} {name}, found {len(found)}")
-        return found[0] if found else {}
-
-    raw = "\n".join(raw_texts)
-
-    # --- Deployment and its two containers ---
-    dep = one("Deployment", "hami-scheduler")
-    pod = dep.get("spec", {}).get("template", {})
-    spec = pod.get("spec", {})
-    containers = {x["name"]: x for x in spec.get("containers", [])}
-    c.expect(sorted(containers) == ["hami-scheduler", "kube-scheduler"],
-             f"containers {sorted(containers)}")
-    host, ks = containers.get("hami-scheduler", {}), containers.get("kube-scheduler", {})
-    c.expect(spec.get("securityContext", {}).get("runAsNonRoot") is True, "pod is not runAsNonRoot")
-    sa = spec.get("serviceAccountName")
-    one("ServiceAccount", sa)
-    volumes = {v["name"]: v for v in spec.get("volumes", [])}
-    c.expect(dep["spec"]["selector"]["matchLabels"].items() <= pod["metadata"]["labels"].items(),
-             "the selector does not match the pod labels")
-
-    def mounted_file(container, path):
-        """(kind, object name, key) behind a file path in a container."""
-        for m in container.get("volumeMounts", []):
-            prefix = m["mountPath"].rstrip("/") + "/"
-            if not path.startswith(prefix):
-                continue
-            rel, vol = path[len(prefix):], volumes.get(m["name"], {})
-            sources = vol.get("projected", {}).get("sources", [])
-            if "configMap" in vol:
-                sources = [{"configMap": vol["configMap"]}]
-            if "secret" in vol:
-                sources = [{"secret": vol["secret"]}]
-            for s in sources:
-                kind = "ConfigMap" if "configMap" in s else "Secret"
-                ref = s.get("configMap") or s.get("secret")
-                items = ref.get("items")
-                if items:
-                    for it in items:
-                        if it["path"] == rel:
-                            return kind, ref.get("name") or ref.get("secretName"), it["key"]
-                    continue
-                name = ref.get("name") or ref.get("secretName")
-                if kind == "Secret":
-                    return kind, name, rel
-                held = [d for d in by_kind.get("ConfigMap", []) if d["metadata"]["name"] == name]
-                if held and rel in held[0].get("data", {}):
-                    return kind, name, rel
-        return None
-
-    def config_data(container, path):
-        where = mounted_file(container, path)
-        if not c.expect(where and where[0] == "ConfigMap", f"{path} is not a mounted ConfigMap key"):
-            return None
-        cm = one("ConfigMap", where[1])
-        text = cm.get("data", {}).get(where[2])
-        c.expect(text is not None, f"ConfigMap {where[1]} has no key {where[2]}")
-        return yaml.safe_load(text) if text else None
-
-    host_args = host.get("args", []) + host.get("command", [])
-    c.expect("--config" in host_args, "hami-scheduler has no --config")
-    host_config_path = host_args[host_args.index("--config") + 1] if "--config" in host_args else ""
-    host_cfg = config_data(host, host_config_path) or {}
-    ks_flags = [a for a in ks.get("command", []) + ks.get("args", []) if a.startswith("--config=")]
-    c.expect(len(ks_flags) == 1, "kube-scheduler has no --config=")
-    sched = config_data(ks, ks_flags[0].split("=", 1)[1]) if ks_flags else {}
-    sched = sched or {}
-
-    c.expect(host_cfg.get("cluster", {}).get("source") == "kubernetes", "cluster.source is not kubernetes")
-    # The webhook listener (listen) is the container port https; the extender
-    # listener (extender.listen, default 127.0.0.1:8444) stays on the pod's
-    # loopback, for kube-scheduler only.
-    listen_port = int(str(host_cfg.get("listen", ":0")).rsplit(":", 1)[1])
-    ext_listen = str(host_cfg.get("extender", {}).get("listen", "127.0.0.1:8444"))
-    ext_host, ext_port = ext_listen.rsplit(":", 1)
-    ext_port = int(ext_port)
-    c.expect(ext_host == "127.0.0.1", f"extender.listen {ext_listen} is not loopback")
-    c.expect(ext_port != listen_port, f"extender.listen {ext_listen} shares the webhook port")
-    ports = {p["name"]: p["containerPort"] for p in host.get("ports", [])}
-    c.expect(ports.get("https") == listen_port, f"container port https {ports.get('https')} != listen {listen_port}")
-    c.expect(ext_port not in ports.values(), f"the extender port {ext_port} is a container port")
-    config_dir = host_config_path.rsplit("/", 1)[0]
-    tls = host_cfg.get("tls", {})
-    for key, secret_key in (("certFile", "tls.crt"), ("keyFile", "tls.key")):
-        where = mounted_file(host, f"{config_dir}/{tls.get(key, '')}")
-        c.expect(where and where[0] == "Secret" and where[2] == secret_key,
-                 f"tls.{key} {tls.get(key)} is not the Secret's {secret_key}")
-    tls_secret = (mounted_file(host, f"{config_dir}/{tls.get('certFile', '')}") or (None, None))[1]
-    dev_cfg = config_data(host, f"{config_dir}/{host_cfg.get('plugins', {}).get('deviceConfigFile', '')}")
-    expected_dev = yaml.safe_load(pathlib.Path(args.device_config).read_text())
-    c.expect(dev_cfg == expected_dev, "the device ConfigMap differs from config/device-config.yaml")
-    env = {e["name"] for e in host.get("env", [])}
-    le = host_cfg.get("cluster", {}).get("leaderElection", {})
-    if le.get("mode") == "follow":
-        c.expect("POD_NAME" in env, "follow mode needs POD_NAME (the leader identity)")
-
-    # Probes.
-    def probe(container, kind):
-        get = container.get(kind, {}).get("httpGet", {})
-        port = get.get("port")
-        port = ports.get(port, port) if isinstance(port, str) else port
-        return get.get("path"), port, get.get("scheme")
-    c.expect(probe(host, "livenessProbe") == ("/healthz", listen_port, "HTTPS"),
-             f"liveness probe {probe(host, 'livenessProbe')}")
-    c.expect(probe(host, "readinessProbe") == ("/readyz", listen_port, "HTTPS"),
-             f"readiness probe {probe(host, 'readinessProbe')}")
-
-    # --- KubeSchedulerConfiguration ---
-    c.expect(sched.get("apiVersion") == "kubescheduler.config.k8s.io/v1"
-             and sched.get("kind") == "KubeSchedulerConfiguration", "not a v1 KubeSchedulerConfiguration")
-    name = host_cfg.get("scheduler", {}).get("name")
-    profiles = [p.get("schedulerName") for p in sched.get("profiles", [])]
-    c.expect(profiles == [name], f"profiles {profiles}, expected [{name}] (the host's scheduler.name)")
-    ext = sched.get("extenders", [])
-    c.expect(len(ext) == 1, f"{len(ext)} extenders")
-    e = ext[0] if ext else {}
-    c.expect(e.get("urlPrefix") == f"https://127.0.0.1:{ext_port}",
-             f"urlPrefix {e.get('urlPrefix')} is not the loopback extender listener "
-             f"https://127.0.0.1:{ext_port}")
-    c.expect(e.get("filterVerb") == "filter" and e.get("bindVerb") == "bind", "filter/bind verbs")
-    if e.get("prioritizeVerb"):
-        c.expect(e["prioritizeVerb"] == "prioritize" and e.get("weight", 0) > 0, "prioritize needs weight > 0")
-    c.expect(e.get("nodeCacheCapable") is True and e.get("enableHTTPS") is True,
-             "nodeCacheCapable and enableHTTPS must be true")
-    tcfg = e.get("tlsConfig", {})
-    if not tcfg.get("insecure"):
-        where = mounted_file(ks, tcfg.get("caFile", ""))
-        c.expect(where and where[0] == "Secret" and where[1] == tls_secret and where[2] == "ca.crt",
-                 f"tlsConfig.caFile {tcfg.get('caFile')} is not the serving Secret's ca.crt")
-    managed = [m["name"] for m in e.get("managedResources", [])]
-    c.expect(len(managed) == len(set(managed)), "duplicate managedResources")
-    c.expect(all(m.get("ignoredByScheduler") is True for m in e.get("managedResources", [])),
-             "every managed resource must be ignoredByScheduler")
-    for section in DEVICE_SECTIONS:
-        for k, v in expected_dev.get(section, {}).items():
-            if k.startswith("resource") and k.endswith("Name"):
-                c.expect(v in managed, f"{section}.{k} {v} is not a managed resource")
-    lesched = sched.get("leaderElection", {})
-    if le.get("mode") == "follow":
-        c.expect((lesched.get("resourceNamespace"), lesched.get("resourceName"))
-                 == (le.get("leaseNamespace"), le.get("leaseName")),
-                 "the host does not follow kube-scheduler's lease")
-
-    # --- Service ---
-    svc = one("Service", "hami-admission-service")
-    c.expect(svc.get("spec", {}).get("selector", {}).items() <= pod["metadata"]["labels"].items(),
-             "the Service does not select the pod")
-    svc_ports = {p["port"]: p.get("targetPort") for p in svc.get("spec", {}).get("ports", [])}
-    targets = {port: ports.get(t, t) if isinstance(t, str) else t for port, t in svc_ports.items()}
-    c.expect(targets.get(443) == listen_port,
-             f"Service 443 -> {svc_ports.get(443)} ({targets.get(443)}), not the webhook port {listen_port}")
-    c.expect(ext_port not in targets.values(), f"the Service publishes the extender port {ext_port}")
-
-    # --- Webhook ---
-    mwc = one("MutatingWebhookConfiguration", "vgpu-admission-controller")
-    hooks = mwc.get("webhooks", [])
-    c.expect([h["name"] for h in hooks] == ["pod.vgpu.admission.local"], "webhook name")
-    h = hooks[0] if hooks else {}
-    c.expect(h.get("clientConfig", {}).get("service") == {
-        "name": "hami-admission-service", "namespace": ns, "path": "/mutate-pod", "port": 443},
-        f"clientConfig {h.get('clientConfig')}")
-    c.expect(h.get("rules") and all(r["operations"] == ["CREATE"] and r["resources"] == ["pods"]
-                                    and r["apiGroups"] == [""] for r in h["rules"]), "rules")
-    c.expect(h.get("namespaceSelector") == {"matchExpressions": [
-        {"key": "vgpu.admission", "operator": "NotIn", "values": ["disabled"]}]}, "namespaceSelector")
-    c.expect(h.get("failurePolicy") in ("Ignore", "Fail"), "failurePolicy must be stated")
-    c.expect(isinstance(h.get("timeoutSeconds"), int) and 1 <= h["timeoutSeconds"] <= 30, "timeoutSeconds")
-    c.expect(h.get("sideEffects") == "None" and "v1" in h.get("admissionReviewVersions", []),
-             "sideEffects/admissionReviewVersions")
-    for key in ("failurePolicy", "timeoutSeconds"):
-        c.expect(re.search(r"#[^\n]*\n\s*(#[^\n]*\n\s*)*" + key + ":", raw) is not None,
-                 f"{key} has no explaining comment")
-    own = pod["metadata"]["labels"]
-    excluded = any(x["operator"] == "NotIn" and own.get(x["key"]) in x["values"]
-                   for x in h.get("objectSelector", {}).get("matchExpressions", []))
-    c.expect(excluded, "the webhook does not exclude the scheduler's own pods")
-
-    # --- Certificates ---
-    inject = mwc["metadata"].get("annotations", {}).get("cert-manager.io/inject-ca-from", "/")
-    cert_ns, cert_name = inject.split("/", 1)
-    cert = one("Certificate", cert_name)
-    cs = cert.get("spec", {})
-    c.expect(cert_ns == ns and cs.get("secretName") == tls_secret,
-             "the webhook's CA and the mounted Secret are not the serving Certificate's")
-    c.expect(f"hami-admission-service.{ns}.svc" in cs.get("dnsNames", []), "dnsNames lack <svc>.<ns>.svc")
-    c.expect("127.0.0.1" in cs.get("ipAddresses", []), "the certificate lacks 127.0.0.1 (loopback extender)")
-    issuer = one("Issuer", cs.get("issuerRef", {}).get("name"))
-    c.expect("ca" in issuer.get("spec", {}), "the serving certificate is not issued by a CA Issuer (no ca.crt)")
-
-    # --- RBAC ---
-    cr = one("ClusterRole", "hami-scheduler")
-    c.expect(flat_rules(cr.get("rules", [])) == HOST_CLUSTER_RULES,
-             f"ClusterRole differs from docs/kubernetes.md: extra "
-             f"{sorted(flat_rules(cr.get('rules', [])) - HOST_CLUSTER_RULES)}, missing "
-             f"{sorted(HOST_CLUSTER_RULES - flat_rules(cr.get('rules', [])))}")
-    bound = {(b["roleRef"]["name"], s["name"], s.get("namespace"))
-             for b in by_kind.get("ClusterRoleBinding", []) + by_kind.get("RoleBinding", [])
-             for s in b.get("subjects", [])}
-    for role in ("hami-scheduler", "system:kube-scheduler", "system:volume-scheduler"):
-        c.expect((role, sa, ns) in bound, f"{role} is not bound to {ns}/{sa}")
-    lease_rules = set()
-    for role in by_kind.get("Role", []):
-        if any(b[0] == role["metadata"]["name"] and b[1] == sa for b in bound):
-            lease_rules |= flat_rules(role.get("rules", []))
-    for v in ("get", "list", "watch"):
-        c.expect(("coordination.k8s.io", "leases", v) in lease_rules, f"leases {v} missing")
-    everything = [r for d in by_kind.get("ClusterRole", []) + by_kind.get("Role", []) for r in d["rules"]]
-    c.expect(not any("*" in r.get("verbs", []) + r.get("resources", []) for r in everything),
-             "wildcard RBAC rule")
-    return host_cfg
-
-
-KUBECONFIG = """apiVersion: v1
-kind: Config
-clusters:
-  - name: nowhere
-    cluster:
-      server: https://127.0.0.1:1
-      insecure-skip-tls-verify: true
-users:
-  - name: test
-    user:
-      token: test
-contexts:
-  - name: test
-    context:
-      cluster: nowhere
-      user: test
-current-context: test
-"""
-
-
-def check_config_with_binary(host_cfg, args, c):
-    """The host's own strict loader on the config as deployed (unknown keys,
-    wrong values, the kubernetes and leaderElection sections): --check-config
-    with TLS files made for the test, the device config next to it, and a
-    kubeconfig naming an API server that is not there (the check only probes
-    it, and reports it unreachable)."""
-    if not shutil.which("openssl"):
-        c.expect(False, "openssl is needed to make the test's TLS files")
-        return
-    with tempfile.TemporaryDirectory() as tmp:
-        tmp = pathlib.Path(tmp)
-        (tmp / "tls").mkdir()
-        subprocess.run(["openssl", "req", "-x509", "-newkey", "ec", "-pkeyopt",
-                        "ec_paramgen_curve:P-256", "-nodes", "-days", "1", "-subj", "/CN=test",
-                        "-keyout", str(tmp / host_cfg["tls"]["keyFile"]),
-                        "-out", str(tmp / host_cfg["tls"]["certFile"])],
-                       check=True, capture_output=True, timeout=30)
-        shutil.copy(args.device_config, tmp / host_cfg["plugins"]["deviceConfigFile"])
-        (tmp / "config.yaml").write_text(yaml.safe_dump(host_cfg))
-        (tmp / "kubeconfig").write_text(KUBECONFIG)
-        env = {k: v for k, v in os.environ.items() if not k.startswith("KUBERNETES_")}
-        env.update(KUBECONFIG=str(tmp / "kubeconfig"), POD_NAME="hami-scheduler-0")
-        run = subprocess.run([args.binary, "--config", str(tmp / "config.yaml"), "--plugin-dir",
-                              args.plugin_dir, "--check-config"],
-                             capture_output=True, text=True, timeout=30, env=env)
-        if c.expect(run.returncode == 0, "--check-config failed:\n" + run.stdout + run.stderr):
-            c.expect("cluster: kubernetes https://127.0.0.1:1" in run.stdout,
-                     "--check-config did not use the kubernetes cluster:\n" + run.stdout)
+import k8s_checks  # noqa: E402
 
 
 def main():
     ap = argparse.ArgumentParser()
     ap.add_argument("--manifests", required=True)
-    ap.add_argument("--chart", required=True)
     ap.add_argument("--device-config", required=True)
     ap.add_argument("--binary")
     ap.add_argument("--plugin-dir")
     args = ap.parse_args()
-    failures = []
 
-    # Plain manifests.
-    c = Checker("manifests")
+    c = k8s_checks.Checker("manifests")
     texts = [p.read_text() for p in sorted(pathlib.Path(args.manifests).glob("*.yaml"))]
     docs = [d for t in texts for d in yaml.safe_load_all(t) if d]
-    host_cfg = check(docs, texts, c, args, "kube-system")
+    device_text = pathlib.Path(args.device_config).read_text()
+    host_cfg = k8s_checks.check(docs, texts, c, yaml.safe_load(device_text), "kube-system",
+                                k8s_checks.SEED_NAMES)
+    mwc = [d for d in docs if d["kind"] == "MutatingWebhookConfiguration"]
+    hook = mwc[0]["webhooks"][0] if mwc else {}
+    c.expect(hook.get("namespaceSelector") == {"matchExpressions": [
+        {"key": "vgpu.admission", "operator": "NotIn", "values": ["disabled"]}]},
+        f"namespaceSelector {hook.get('namespaceSelector')}")
     if args.binary and args.plugin_dir:
-        check_config_with_binary(host_cfg, args, c)
-    failures += c.failures
+        k8s_checks.check_config_with_binary(host_cfg, device_text, args.binary, args.plugin_dir, c)
     print(f"manifests: {len(docs)} objects checked")
-
-    # The chart, with its defaults and with other values.
-    chart_dev = pathlib.Path(args.chart) / "files" / "device-config.yaml"
-    if yaml.safe_load(chart_dev.read_text()) != yaml.safe_load(pathlib.Path(args.device_config).read_text()):
-        failures.append(f"{chart_dev} differs from config/device-config.yaml")
-    for ns, values in (("kube-system", None),
-                       ("gpu-system", {"schedulerName": "vgpu-scheduler",
-                                       "webhook": {"failurePolicy": "Fail", "timeoutSeconds": 5,
-                                                   "port": 9443},
-                                       "extender": {"port": 9444},
-                                       "metrics": {"port": 9500}})):
-        c = Checker(f"chart (namespace {ns}, values {values})")
-        rendered = helm_render.Chart(args.chart, namespace=ns, values=values).render_all()
-        docs = []
-        for file, text in rendered.items():
-            try:
-                docs += [d for d in yaml.safe_load_all(text) if d]
-            except yaml.YAMLError as e:
-                failures.append(f"chart {file} does not render to YAML: {e}")
-        host_cfg = check(docs, list(rendered.values()), c, args, ns)
-        if values:
-            c.expect(host_cfg["scheduler"]["name"] == "vgpu-scheduler", "schedulerName not applied")
-            mwc = [d for d in docs if d["kind"] == "MutatingWebhookConfiguration"][0]["webhooks"][0]
-            c.expect((mwc["failurePolicy"], mwc["timeoutSeconds"]) == ("Fail", 5), "webhook values not applied")
-            c.expect(host_cfg["metrics"]["listen"] == ":9500", "metrics.port not applied")
-            c.expect(host_cfg["listen"] == "0.0.0.0:9443", "webhook.port not applied")
-            c.expect(host_cfg.get("extender", {}).get("listen") == "127.0.0.1:9444",
-                     "extender.port not applied")
-        if args.binary and args.plugin_dir:
-            check_config_with_binary(host_cfg, args, c)
-        failures += c.failures
-        print(f"chart namespace {ns}: {len(docs)} objects checked")
-
-    # The renderer refuses what it does not implement rather than guessing.
-    for bad in ("{{ range .Values.x }}{{ end }}", "{{ .Values.nope }}", "{{ if .Values.replicas }}"):
-        try:
-            nodes, _, _ = helm_render._parse(helm_render._tokens(bad), 0, ("__eof__",))
-            helm_render.Chart(args.chart)._render(nodes)
-            failures.append(f"the renderer accepted {bad!r}")
-        except helm_render.TemplateError:
-            pass
-
-    for f in failures:
+    for f in c.failures:
         print("FAIL:", f)
-    return 1 if failures else 0
+    return 1 if c.failures else 0
 
 
 if __name__ == "__main__":

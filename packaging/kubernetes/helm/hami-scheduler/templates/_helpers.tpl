@@ -1,12 +1,73 @@
+{{/* The chart name (nameOverride). */}}
+{{- define "hami-scheduler.name" -}}
+{{- default .Chart.Name .Values.nameOverride | trunc 63 | trimSuffix "-" -}}
+{{- end -}}
+
+{{/*
+The prefix of every object name: fullnameOverride, else the release name when
+it contains the chart name, else "<release>-<chart>" (63 characters at most,
+leaving room for the suffixes below within Kubernetes' 63-character labels).
+*/}}
+{{- define "hami-scheduler.fullname" -}}
+{{- if .Values.fullnameOverride -}}
+{{- .Values.fullnameOverride | trunc 50 | trimSuffix "-" -}}
+{{- else -}}
+{{- $name := default .Chart.Name .Values.nameOverride -}}
+{{- if contains $name .Release.Name -}}
+{{- .Release.Name | trunc 50 | trimSuffix "-" -}}
+{{- else -}}
+{{- printf "%s-%s" .Release.Name $name | trunc 50 | trimSuffix "-" -}}
+{{- end -}}
+{{- end -}}
+{{- end -}}
+
+{{/* The webhook's Service; the serving certificate names it. */}}
+{{- define "hami-scheduler.serviceName" -}}
+{{- printf "%s-admission" (include "hami-scheduler.fullname" .) -}}
+{{- end -}}
+
+{{/* The Secret cert-manager writes the serving certificate to. */}}
+{{- define "hami-scheduler.tlsSecret" -}}
+{{- printf "%s-tls" (include "hami-scheduler.fullname" .) -}}
+{{- end -}}
+
 {{/* Labels every object of the release carries. */}}
 {{- define "hami-scheduler.labels" -}}
-app.kubernetes.io/name: hami-scheduler
-app.kubernetes.io/instance: {{ .Release.Name }}
+helm.sh/chart: {{ printf "%s-%s" .Chart.Name .Chart.Version | replace "+" "_" | trunc 63 | trimSuffix "-" }}
+{{ include "hami-scheduler.selector" . }}
 app.kubernetes.io/version: {{ .Chart.AppVersion | quote }}
-{{- end }}
+app.kubernetes.io/managed-by: {{ .Release.Service }}
+{{- end -}}
 
 {{/* The pod selector. */}}
 {{- define "hami-scheduler.selector" -}}
-app.kubernetes.io/name: hami-scheduler
+app.kubernetes.io/name: {{ include "hami-scheduler.name" . }}
 app.kubernetes.io/instance: {{ .Release.Name }}
-{{- end }}
+{{- end -}}
+
+{{/*
+kube-scheduler's image: the tag set, else the cluster's version without its
+distribution suffix (v1.31.1+k3s1 -> v1.31.1, v1.30.8-eks-2d5f260 -> v1.30.8).
+*/}}
+{{- define "hami-scheduler.kubeSchedulerImage" -}}
+{{- $tag := .Values.kubeScheduler.image.tag | toString | trim -}}
+{{- if not $tag -}}
+{{- $tag = regexReplaceAll "^(v[0-9]+\\.[0-9]+\\.[0-9]+).*$" .Capabilities.KubeVersion.Version "${1}" -}}
+{{- end -}}
+{{- printf "%s:%s" .Values.kubeScheduler.image.repository $tag -}}
+{{- end -}}
+
+{{/* The host's image: the tag set, else the chart's appVersion. */}}
+{{- define "hami-scheduler.image" -}}
+{{- printf "%s:%s" .Values.image.repository (default .Chart.AppVersion (.Values.image.tag | toString)) -}}
+{{- end -}}
+
+{{/*
+The device configuration as a dict: files/device-config.yaml with
+.Values.deviceConfig merged over it (maps key by key; lists and scalars
+replace).
+*/}}
+{{- define "hami-scheduler.deviceConfig" -}}
+{{- $defaults := .Files.Get "files/device-config.yaml" | fromYaml -}}
+{{- toYaml (mergeOverwrite $defaults (deepCopy .Values.deviceConfig)) -}}
+{{- end -}}
