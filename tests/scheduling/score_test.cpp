@@ -64,6 +64,36 @@ TEST(CalcScore, BinpackPutsTheSecondContainerOnTheSameDevice) {
             "n1 GPU-n1-1,NVIDIA,4000,50:;GPU-n1-1,NVIDIA,4000,50:;");
 }
 
+// TestDevices_Fit "fit success" (dev-0 and dev-1, both registered at index
+// 0, idle) after the ordering: HAMi sorts before Fit, every policy leaves
+// the two tied, and Fit takes dev-1, the last one.
+TEST(CalcScore, DevicesFitSuccessTakesTheLastTiedDeviceUnderEveryPolicy) {
+  const std::string yaml = R"(
+kind: List
+items:
+- kind: Node
+  metadata:
+    name: n1
+    annotations:
+      hami.io/node-nvidia-register: '[{"id":"dev-0","count":100,"devmem":128,"devcore":100,"type":"NVIDIA","health":true},{"id":"dev-1","count":100,"devmem":128,"devcore":100,"type":"NVIDIA","health":true}]'
+  status: {allocatable: {nvidia.com/gpu: "200"}}
+)";
+  const Limits request = {
+      {"nvidia.com/gpu", "1"}, {"nvidia.com/gpumem", "64"}, {"nvidia.com/gpucores", "50"}};
+  for (const char* policy :
+       {"binpack", "spread", "mutex", "numa", "binpack,numa", "spread,numa", "mutex,spread"}) {
+    for (const char* numa_bind : {"false", "true"}) {
+      SchedulingEnv env(yaml, filter_mode(policy));
+      EXPECT_EQ(place(env,
+                      pod_json("ns", "p", "u", {request}, {},
+                               std::string(R"({"nvidia.com/numa-bind":")") + numa_bind + "\"}"),
+                      {"n1"}),
+                "n1 dev-1,NVIDIA,64,50:;")
+          << policy << " numa-bind " << numa_bind;
+    }
+  }
+}
+
 TEST(CalcScore, ContainerWithoutRequestKeepsItsEmptySegment) {
   // The first init container and the middle app container ask for nothing
   // (HAMi #1667 slot alignment, and bug 7.7#1 on model-name types).
@@ -230,7 +260,7 @@ TEST(NumaBind, AllDevicesOfAContainerShareANumaNode) {
             pod_json("ns", "p", "u", {{{"nvidia.com/gpu", "2"}, {"nvidia.com/gpumem", "1000"}}}, {},
                      R"({"nvidia.com/numa-bind":"true"})"),
             {"n"}),
-      "n GPU-n-2,NVIDIA,1000,0:GPU-n-3,NVIDIA,1000,0:;");
+      "n GPU-n-3,NVIDIA,1000,0:GPU-n-2,NVIDIA,1000,0:;");
 }
 
 TEST(Quota, NamespaceLimitsBoundMemoryAcrossPods) {
