@@ -64,6 +64,7 @@ struct Case {
   std::vector<Limits> init;
   std::string node;
   std::string allocated;
+  Limits app = kOneGpu;
 };
 
 class HamiTestFilter : public ::testing::TestWithParam<Case> {};
@@ -75,7 +76,7 @@ TEST_P(HamiTestFilter, FilterModePicksHamisNodeAndDevice) {
   options.node_policy = c.node_policy;
   options.gpu_policy = c.gpu_policy;
   SchedulingEnv env(kTwoNodes, options);
-  const std::string json = pod_json("default", "p", "uid-p", {kOneGpu}, c.init);
+  const std::string json = pod_json("default", "p", "uid-p", {c.app}, c.init);
   rapidjson::Document doc;
   doc.Parse(json.c_str());
   env.cluster->upsert(doc);
@@ -93,14 +94,42 @@ TEST_P(HamiTestFilter, FilterModePicksHamisNodeAndDevice) {
   EXPECT_EQ(env.cluster->pod("default", "p")->model->view().labels_len, 1u);
 }
 
+// allocateAt: bind — a bind to HAMi's node allocates HAMi's devices.
+TEST_P(HamiTestFilter, BindModeBindsHamisDevice) {
+  const Case& c = GetParam();
+  SchedulerOptions options;
+  options.node_policy = c.node_policy;
+  options.gpu_policy = c.gpu_policy;
+  SchedulingEnv env(kTwoNodes, options);
+  const std::string json = pod_json("default", "p", "uid-p", {c.app}, c.init);
+  rapidjson::Document doc;
+  doc.Parse(json.c_str());
+  env.cluster->upsert(doc);
+  ASSERT_EQ(env.scheduler->bind("default", "p", "uid-p", c.node), "");
+  EXPECT_EQ(env.annotation("default", "p", "hami.io/vgpu-devices-allocated"), c.allocated);
+}
+
 INSTANTIATE_TEST_SUITE_P(
     Policies, HamiTestFilter,
     ::testing::Values(Case{"binpack", "binpack", {}, "node2", "device4,NVIDIA,1000,20:;"},
                       Case{"binpack", "spread", {}, "node2", "device3,NVIDIA,1000,20:;"},
                       Case{"spread", "binpack", {}, "node1", "device1,NVIDIA,1000,20:;"},
                       Case{"spread", "spread", {}, "node1", "device2,NVIDIA,1000,20:;"},
-                      // The init container (5000 MiB) cannot join device4 (2000 MiB free);
-                      // node binpack still prefers the busier node2.
+                      // HAMi's init case: neither the init container (5000 MiB) nor the
+                      // app container (4000 MiB) fits device4 (2000 MiB free); node
+                      // binpack still prefers the busier node2.
+                      Case{"binpack",
+                           "binpack",
+                           {{{"nvidia.com/gpu", "1"},
+                             {"nvidia.com/gpumem", "5000"},
+                             {"nvidia.com/gpucores", "20"}}},
+                           "node2",
+                           "device3,NVIDIA,5000,20:;device3,NVIDIA,4000,20:;",
+                           {{"nvidia.com/gpu", "1"},
+                            {"nvidia.com/gpumem", "4000"},
+                            {"nvidia.com/gpucores", "20"}}},
+                      // A smaller app container (1000 MiB) fits device4, and binpack
+                      // puts it on the busier device.
                       Case{"binpack",
                            "binpack",
                            {{{"nvidia.com/gpu", "1"}, {"nvidia.com/gpumem", "5000"}}},
@@ -108,7 +137,7 @@ INSTANTIATE_TEST_SUITE_P(
                            "device3,NVIDIA,5000,0:;device4,NVIDIA,1000,20:;"}),
     [](const auto& param_info) {
       return param_info.param.node_policy + "_" + param_info.param.gpu_policy +
-             (param_info.param.init.empty() ? "" : "_init");
+             (param_info.param.init.empty() ? "" : "_init_app" + param_info.param.app[1].second);
     });
 
 TEST(Filter, BindModeReturnsEveryFittingNodeWithoutSideEffects) {

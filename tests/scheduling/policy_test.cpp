@@ -3,6 +3,8 @@
 // score_test.go) against hami-policies and the host's device score.
 #include <gtest/gtest.h>
 
+#include <algorithm>
+
 #include "device_order.hpp"
 #include "hami/device.h"
 #include "scheduling/scoring_weights.hpp"
@@ -92,8 +94,100 @@ TEST(DeviceOrder, TryOrderIsHamisListWalkedFromTheEnd) {
   // Chains with the index tie-break: higher index tried first on ties.
   const std::vector<DeviceFacts> tied = {d(5, 0, 0), d(5, 0, 1), d(5, 0, 2)};
   EXPECT_EQ(try_order("binpack,numa", false, tied), (std::vector<size_t>{2, 1, 0}));
-  // Single values keep registration order on full ties.
-  EXPECT_EQ(try_order("spread", false, tied), (std::vector<size_t>{0, 1, 2}));
+  // Single values on full ties: HAMi's sort keeps registration order and its
+  // Fit starts at the end, so the last registered device goes first (this
+  // asserted {0, 1, 2}, registration order, before it followed HAMi).
+  EXPECT_EQ(try_order("spread", false, tied), (std::vector<size_t>{2, 1, 0}));
+}
+
+// Ties under every policy: HAMi's list is a stable ascending sort by Less
+// over registration order, walked from the end.
+TEST(DeviceOrder, TiesGoLastRegisteredFirstUnderEveryPolicy) {
+  const std::vector<DeviceFacts> idle = {d(5, 0, 0), d(5, 0, 1), d(5, 0, 2)};
+  for (const char* policy :
+       {"binpack", "spread", "mutex", "topology-aware", "unknown", "numa", "binpack,numa",
+        "spread,numa", "numa,spread", "mutex,spread", "mutex,topology-aware"}) {
+    for (const bool numa_bind : {false, true}) {
+      EXPECT_EQ(try_order(policy, numa_bind, idle), (std::vector<size_t>{2, 1, 0}))
+          << policy << " numa_bind=" << numa_bind;
+    }
+  }
+  // Strict keys still decide; only equal devices keep the reversed order.
+  // spread: descending score, so the two score-5 devices are tried first.
+  const std::vector<DeviceFacts> pairs = {d(10, 0, 0), d(5, 0, 1), d(10, 0, 2), d(5, 0, 3)};
+  EXPECT_EQ(try_order("spread", false, pairs), (std::vector<size_t>{3, 1, 2, 0}));
+  EXPECT_EQ(try_order("binpack", false, pairs), (std::vector<size_t>{2, 0, 3, 1}));
+  // mutex: idle devices first, busy ones after, each group last-registered first.
+  const std::vector<DeviceFacts> busy = {d(0, 0, 0, 1), d(0, 0, 1), d(0, 0, 2, 1), d(0, 0, 3)};
+  EXPECT_EQ(try_order("mutex", false, busy), (std::vector<size_t>{3, 1, 2, 0}));
+  // numa-bind groups by NUMA (binpack: NUMA 0 tried first, spread: NUMA 1);
+  // tied devices inside a group go last-registered first.
+  const std::vector<DeviceFacts> numa = {d(5, 0, 0), d(5, 1, 1), d(5, 0, 2), d(5, 1, 3)};
+  EXPECT_EQ(try_order("binpack", true, numa), (std::vector<size_t>{2, 0, 3, 1}));
+  EXPECT_EQ(try_order("spread", true, numa), (std::vector<size_t>{3, 1, 2, 0}));
+  // Chains break full ties by ascending registered index, so the highest
+  // index is tried first whatever the registration order...
+  const std::vector<DeviceFacts> indexed = {d(5, 0, 2), d(5, 0, 0), d(5, 0, 1)};
+  EXPECT_EQ(try_order("binpack,numa", false, indexed), (std::vector<size_t>{0, 2, 1}));
+  EXPECT_EQ(try_order("spread", false, indexed), (std::vector<size_t>{2, 1, 0}));
+  // ...and equal indexes (TestDevices_Fit registers every device at index 0)
+  // fall back to the reversed registration order.
+  const std::vector<DeviceFacts> same_index = {d(5, 0, 0), d(5, 0, 0), d(5, 0, 0)};
+  EXPECT_EQ(try_order("binpack,numa", false, same_index), (std::vector<size_t>{2, 1, 0}));
+}
+
+// HAMi's sort.Sort is an insertion sort up to 12 devices and pdqsort (not
+// stable) beyond; the same stable rule holds here at every size, through
+// both of try_order's sorts (insertion up to 32 devices, std::stable_sort
+// beyond).
+TEST(DeviceOrder, LargeNodesKeepTheSameTieRule) {
+  for (const size_t n : {size_t{13}, size_t{32}, size_t{33}, size_t{64}}) {
+    std::vector<DeviceFacts> devices;
+    for (size_t i = 0; i < n; ++i)
+      devices.push_back(d(i % 2 == 0 ? 10 : 5, 0, static_cast<uint32_t>(i)));
+    // spread: the score-5 devices (odd positions) first, each group from the
+    // highest position down.
+    std::vector<size_t> want;
+    for (size_t i = n; i-- > 0;) {
+      if (i % 2 == 1)
+        want.push_back(i);
+    }
+    for (size_t i = n; i-- > 0;) {
+      if (i % 2 == 0)
+        want.push_back(i);
+    }
+    EXPECT_EQ(try_order("spread", false, devices), want) << n;
+  }
+}
+
+// The try order is HAMi's list reversed, for any facts: checked against a
+// stable sort by hami_less on fixed pseudo-random inputs with many ties.
+TEST(DeviceOrder, TryOrderIsTheReversedStableSortByLess) {
+  uint32_t state = 12345;
+  const auto next = [&state](uint32_t bound) {
+    state = state * 1103515245u + 12345u;
+    return (state >> 16) % bound;
+  };
+  for (int round = 0; round < 200; ++round) {
+    std::vector<DeviceFacts> devices(1 + next(16));
+    for (auto& f : devices) {
+      f = d(static_cast<double>(next(3)), static_cast<int32_t>(next(2)), next(3),
+            static_cast<int32_t>(next(2)));
+    }
+    for (const char* policy :
+         {"binpack", "spread", "mutex", "numa", "binpack,numa", "numa,spread"}) {
+      for (const bool numa_bind : {false, true}) {
+        std::vector<size_t> want(devices.size());
+        for (size_t i = 0; i < want.size(); ++i)
+          want[i] = i;
+        std::stable_sort(want.begin(), want.end(), [&](size_t x, size_t y) {
+          return hami_less(policy, numa_bind, devices[x], devices[y]);
+        });
+        std::reverse(want.begin(), want.end());
+        EXPECT_EQ(try_order(policy, numa_bind, devices), want) << policy << " round " << round;
+      }
+    }
+  }
 }
 
 TEST(DeviceOrder, FlagsAndPolicyValidation) {
@@ -166,7 +260,8 @@ TEST(DeviceScore, MatchesHamisComputeScore) {
 // Through the scheduler: weights change which device binpack fills.
 TEST(DeviceScore, PodWeightsChangeThePreferredDevice) {
   using namespace hami::testing;
-  // GPU-0: many tasks, little memory used; GPU-1: one task, most memory.
+  // GPU-0: four tasks (four containers), little memory used; GPU-1: one
+  // task, most memory.
   const std::string yaml = std::string(R"(
 kind: List
 items:
@@ -176,8 +271,8 @@ items:
     annotations:
       hami.io/node-nvidia-register: '[{"id":"GPU-0","count":10,"devmem":10000,"devcore":100,"type":"NVIDIA","health":true},{"id":"GPU-1","index":1,"count":10,"devmem":10000,"devcore":100,"type":"NVIDIA","health":true}]'
 - kind: Pod
-  metadata: {name: slots, namespace: ns, uid: u1, annotations: {hami.io/vgpu-node: n1, hami.io/vgpu-devices-allocated: "GPU-0,NVIDIA,100,0:GPU-0,NVIDIA,100,0:GPU-0,NVIDIA,100,0:GPU-0,NVIDIA,100,0:;"}}
-  spec: {containers: [{name: c}]}
+  metadata: {name: slots, namespace: ns, uid: u1, annotations: {hami.io/vgpu-node: n1, hami.io/vgpu-devices-allocated: "GPU-0,NVIDIA,100,0:;GPU-0,NVIDIA,100,0:;GPU-0,NVIDIA,100,0:;GPU-0,NVIDIA,100,0:;"}}
+  spec: {containers: [{name: a}, {name: b}, {name: c}, {name: d}]}
 - kind: Pod
   metadata: {name: mem, namespace: ns, uid: u2, annotations: {hami.io/vgpu-node: n1, hami.io/vgpu-devices-allocated: "GPU-1,NVIDIA,8000,0:;"}}
   spec: {containers: [{name: c}]}

@@ -64,6 +64,36 @@ TEST(CalcScore, BinpackPutsTheSecondContainerOnTheSameDevice) {
             "n1 GPU-n1-1,NVIDIA,4000,50:;GPU-n1-1,NVIDIA,4000,50:;");
 }
 
+// TestDevices_Fit "fit success" (dev-0 and dev-1, both registered at index
+// 0, idle) after the ordering: HAMi sorts before Fit, every policy leaves
+// the two tied, and Fit takes dev-1, the last one.
+TEST(CalcScore, DevicesFitSuccessTakesTheLastTiedDeviceUnderEveryPolicy) {
+  const std::string yaml = R"(
+kind: List
+items:
+- kind: Node
+  metadata:
+    name: n1
+    annotations:
+      hami.io/node-nvidia-register: '[{"id":"dev-0","count":100,"devmem":128,"devcore":100,"type":"NVIDIA","health":true},{"id":"dev-1","count":100,"devmem":128,"devcore":100,"type":"NVIDIA","health":true}]'
+  status: {allocatable: {nvidia.com/gpu: "200"}}
+)";
+  const Limits request = {
+      {"nvidia.com/gpu", "1"}, {"nvidia.com/gpumem", "64"}, {"nvidia.com/gpucores", "50"}};
+  for (const char* policy :
+       {"binpack", "spread", "mutex", "numa", "binpack,numa", "spread,numa", "mutex,spread"}) {
+    for (const char* numa_bind : {"false", "true"}) {
+      SchedulingEnv env(yaml, filter_mode(policy));
+      EXPECT_EQ(place(env,
+                      pod_json("ns", "p", "u", {request}, {},
+                               std::string(R"({"nvidia.com/numa-bind":")") + numa_bind + "\"}"),
+                      {"n1"}),
+                "n1 dev-1,NVIDIA,64,50:;")
+          << policy << " numa-bind " << numa_bind;
+    }
+  }
+}
+
 TEST(CalcScore, ContainerWithoutRequestKeepsItsEmptySegment) {
   // The first init container and the middle app container ask for nothing
   // (HAMi #1667 slot alignment, and bug 7.7#1 on model-name types).
@@ -123,17 +153,77 @@ TEST(Topology, TwoCardsTakeTheBestConnectedPair) {
       "kind: List\nitems:\n" +
       nvidia_node("t", 4, 8000, "NVIDIA", "      hami.io/node-nvidia-score: '" + scores + "'\n");
   SchedulingEnv env(yaml, filter_mode("topology-aware"));
+  // The idle devices tie: HAMi's list is 0, 1 (NUMA 0), 2, 3 and Fit
+  // collects candidates from the end, so the best pair comes out in that
+  // order, 3 then 2 (this asserted 2 then 3 before ties followed HAMi).
   EXPECT_EQ(
       place(env,
             pod_json("ns", "two", "u2", {{{"nvidia.com/gpu", "2"}, {"nvidia.com/gpumem", "1000"}}}),
             {"t"}),
-      "t GPU-t-2,NVIDIA,1000,0:GPU-t-3,NVIDIA,1000,0:;");
+      "t GPU-t-3,NVIDIA,1000,0:GPU-t-2,NVIDIA,1000,0:;");
   // One card: the least connected one, keeping good pairs free.
   EXPECT_EQ(
       place(env,
             pod_json("ns", "one", "u1", {{{"nvidia.com/gpu", "1"}, {"nvidia.com/gpumem", "1000"}}}),
             {"t"}),
       "t GPU-t-0,NVIDIA,1000,0:;");
+}
+
+// Test_Nvidia_GPU_Topology with HAMi's six devices (a, b on NUMA 0; c-f on
+// NUMA 1; one task, 2048 MiB and 1 core used on each), through the
+// ordering: the tied devices are tried f, e, d, c, b, a, and the best
+// combination keeps that order.
+TEST(Topology, HamiGpuTopologyCases) {
+  const auto device = [](const char* id, int numa) {
+    return std::string(R"({"id":")") + id + R"(","count":4,"devmem":8192,"devcore":100,)" +
+           R"("type":"NVIDIA","numa":)" + std::to_string(numa) + R"(,"health":true})";
+  };
+  const std::string reg = "[" + device("a", 0) + "," + device("b", 0) + "," + device("c", 1) + "," +
+                          device("d", 1) + "," + device("e", 1) + "," + device("f", 1) + "]";
+  const auto yaml = [&](const std::string& scores) {
+    return "kind: List\nitems:\n- kind: Node\n  metadata:\n    name: node-1\n    annotations:\n"
+           "      hami.io/node-nvidia-register: '" +
+           reg + "'\n      hami.io/node-nvidia-score: '" + scores +
+           "'\n  status: {allocatable: {nvidia.com/gpu: \"24\"}}\n"
+           "- kind: Pod\n  metadata: {name: used, namespace: ns, uid: uu, annotations: "
+           "{hami.io/vgpu-node: node-1, hami.io/vgpu-devices-allocated: "
+           "\"a,NVIDIA,2048,1:b,NVIDIA,2048,1:c,NVIDIA,2048,1:d,NVIDIA,2048,1:e,NVIDIA,2048,1:"
+           "f,NVIDIA,2048,1:;\"}}\n  spec: {containers: [{name: c}]}\n";
+  };
+  const auto scores = [](const std::vector<std::pair<const char*, std::string>>& rows) {
+    std::string out = "[";
+    for (const auto& [id, row] : rows) {
+      out += std::string(out.size() > 1 ? "," : "") + R"({"uuid":")" + id + R"(","score":{)" + row +
+             "}}";
+    }
+    return out + "]";
+  };
+  const Limits request = {
+      {"nvidia.com/gpu", "3"}, {"nvidia.com/gpumem", "1024"}, {"nvidia.com/gpucores", "20"}};
+  {
+    SchedulingEnv env(yaml(scores({{"a", R"("b":1,"c":1,"d":1,"e":1,"f":100)"},
+                                   {"b", R"("a":1,"c":1,"d":1,"e":1,"f":1)"},
+                                   {"c", R"("a":1,"b":1,"d":1,"e":1,"f":100)"},
+                                   {"d", R"("a":1,"b":1,"c":1,"e":1,"f":1)"},
+                                   {"e", R"("a":1,"b":1,"c":1,"d":1,"f":1)"},
+                                   {"f", R"("a":100,"b":1,"c":100,"d":1,"e":1)"}})),
+                      filter_mode("topology-aware"));
+    EXPECT_EQ(place(env, pod_json("ns", "three", "u3", {request}), {"node-1"}),
+              "node-1 f,NVIDIA,1024,20:c,NVIDIA,1024,20:a,NVIDIA,1024,20:;");
+  }
+  {
+    SchedulingEnv env(yaml(scores({{"a", R"("b":100,"c":100,"d":100,"e":100,"f":1)"},
+                                   {"b", R"("a":100,"c":100,"d":100,"e":100,"f":1)"},
+                                   {"c", R"("a":100,"b":100,"d":100,"e":100,"f":1)"},
+                                   {"d", R"("a":100,"b":100,"c":100,"e":100,"f":1)"},
+                                   {"e", R"("a":100,"b":100,"c":100,"d":100,"f":1)"},
+                                   {"f", R"("a":1,"b":1,"c":1,"d":1,"e":1)"}})),
+                      filter_mode("topology-aware"));
+    Limits one = request;
+    one[0].second = "1";
+    EXPECT_EQ(place(env, pod_json("ns", "one", "u1", {one}), {"node-1"}),
+              "node-1 f,NVIDIA,1024,20:;");
+  }
 }
 
 TEST(Mutex, OnlyIdleDevicesAreUsed) {
@@ -156,7 +246,9 @@ TEST(Mutex, OnlyIdleDevicesAreUsed) {
 
 TEST(NumaBind, AllDevicesOfAContainerShareANumaNode) {
   // Four GPUs: 0,1 on NUMA 0 and 2,3 on NUMA 1; GPU 1 is busy, so only NUMA 1
-  // can host two devices.
+  // can host two devices. HAMi's binpack list is 2, 3, 0, 1: Fit takes 0,
+  // drops it when the NUMA changes, then takes 3 and 2, in that order (this
+  // asserted 2 then 3 before ties followed HAMi).
   const std::string yaml =
       "kind: List\nitems:\n" + nvidia_node("n", 4, 8000, "NVIDIA") + R"(- kind: Pod
   metadata: {name: busy, namespace: ns, uid: ub, annotations: {hami.io/vgpu-node: n, hami.io/vgpu-devices-allocated: "GPU-n-1,NVIDIA,8000,100:;"}}
@@ -168,7 +260,7 @@ TEST(NumaBind, AllDevicesOfAContainerShareANumaNode) {
             pod_json("ns", "p", "u", {{{"nvidia.com/gpu", "2"}, {"nvidia.com/gpumem", "1000"}}}, {},
                      R"({"nvidia.com/numa-bind":"true"})"),
             {"n"}),
-      "n GPU-n-2,NVIDIA,1000,0:GPU-n-3,NVIDIA,1000,0:;");
+      "n GPU-n-3,NVIDIA,1000,0:GPU-n-2,NVIDIA,1000,0:;");
 }
 
 TEST(Quota, NamespaceLimitsBoundMemoryAcrossPods) {

@@ -149,18 +149,28 @@ bool hami_less(std::string_view policy, bool numa_bind, const DeviceFacts& a,
 
 namespace {
 
-// A stable insertion sort: nodes have a handful of devices, and unlike
-// std::stable_sort it needs no buffer.
-template <class Before>
-void stable_insertion_sort(std::span<size_t> order, Before before) {
+// Go's insertionSort, which sort.Sort uses for up to 12 elements: stable,
+// and move for move the same as HAMi's. Unlike std::stable_sort it needs no
+// buffer.
+template <class Less>
+void stable_insertion_sort(std::span<size_t> order, Less less) {
   for (size_t i = 1; i < order.size(); ++i) {
     const size_t value = order[i];
     size_t j = i;
-    while (j > 0 && before(value, order[j - 1])) {
+    while (j > 0 && less(value, order[j - 1])) {
       order[j] = order[j - 1];
       --j;
     }
     order[j] = value;
+  }
+}
+
+template <class Less>
+void stable_sort_positions(std::span<size_t> order, Less less) {
+  if (order.size() <= 32) {
+    stable_insertion_sort(order, less);
+  } else {
+    std::stable_sort(order.begin(), order.end(), less);
   }
 }
 
@@ -169,30 +179,21 @@ void stable_insertion_sort(std::span<size_t> order, Before before) {
 void try_order_into(std::string_view policy, bool numa_bind, std::span<const DeviceFacts> devices,
                     std::span<size_t> order) {
   policy = trim_policy_word(policy);
+  // HAMi's list: registration order sorted ascending by Less, ties kept in
+  // registration order. Its Fit walks that list from the end, so the try
+  // order is the list reversed: on ties the highest position goes first.
   std::iota(order.begin(), order.end(), size_t{0});
-  // Device a is tried before b when HAMi's Less(b, a): HAMi walks its sorted
-  // list from the end.
   if (is_chain(policy)) {
     const KeyChain chain = sort_key_chain(policy, numa_bind);
-    const auto before = [&](size_t x, size_t y) {
-      return less_by_chain(chain, devices[y], devices[x]);
-    };
-    if (order.size() <= 32) {
-      stable_insertion_sort(order, before);
-    } else {
-      std::stable_sort(order.begin(), order.end(), before);
-    }
+    stable_sort_positions(
+        order, [&](size_t x, size_t y) { return less_by_chain(chain, devices[x], devices[y]); });
   } else {
     const Single kind = single_kind(policy);
-    const auto before = [&](size_t x, size_t y) {
-      return less_single(kind, numa_bind, devices[y], devices[x]);
-    };
-    if (order.size() <= 32) {
-      stable_insertion_sort(order, before);
-    } else {
-      std::stable_sort(order.begin(), order.end(), before);
-    }
+    stable_sort_positions(order, [&](size_t x, size_t y) {
+      return less_single(kind, numa_bind, devices[x], devices[y]);
+    });
   }
+  std::reverse(order.begin(), order.end());
 }
 
 std::vector<size_t> try_order(std::string_view policy, bool numa_bind,

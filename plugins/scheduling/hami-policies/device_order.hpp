@@ -4,8 +4,15 @@
 // HAMi sorts ascending by Less and its Fit walks the list from the END; the
 // ABI instead hands the vendor's fit a TRY order, index 0 first. try_order
 // therefore returns the reverse of HAMi's sorted list: device a is tried
-// before device b when Less(b, a). Ties that HAMi leaves to an unstable sort
-// keep registration order here.
+// before device b when Less(b, a).
+//
+// Ties: devices that compare equal are tried last registered first, as in
+// HAMi v2.10 on nodes of up to 12 devices, where Go's sort.Sort is an
+// insertion sort that keeps ties in registration order. On larger nodes
+// HAMi's sort is pdqsort, which is not stable, so its order on ties follows
+// that algorithm; here the same last-registered-first rule holds at every
+// size. Each call starts from registration order, while HAMi re-sorts one
+// list across a pod's app containers (README.md, "Where the order differs").
 #pragma once
 
 #include <cstddef>
