@@ -72,6 +72,35 @@ inline const char* find_string_run_end(const char* from, const char* end) {
   return at;
 }
 
+// Copies the plain run at `src` to `dst`, returns its end and moves `dst`
+// past the copy. Copies 16 characters at a time while they lie before
+// `end` and only then looks for the run's end in them, so up to 15
+// characters past the copy are written too, for later output to overwrite:
+// `dst` must lie no further into its buffer than `src` lies into the text,
+// and the buffer must be as long as the text. The escapes of a
+// registration annotation (JSON inside a JSON string) come every few
+// characters; a call to memcpy for each short run cost more than copying.
+inline const char* copy_string_run(const char* src, char*& dst, const char* end) {
+#if defined(__SSE2__)
+  while (end - src >= 16) {
+    std::memcpy(dst, src, 16);
+    const unsigned mask = string_run_ends(_mm_loadu_si128(reinterpret_cast<const __m128i*>(src)));
+    if (mask != 0) {
+      const int n = std::countr_zero(mask);
+      dst += n;
+      return src + n;
+    }
+    src += 16;
+    dst += 16;
+  }
+#endif
+  const char* const stop = find_string_run_end(src, end);
+  const auto n = static_cast<std::size_t>(stop - src);
+  std::memcpy(dst, src, n);
+  dst += n;
+  return stop;
+}
+
 // What a one-character escape stands for (\" \\ \/ \b \f \n \r \t); 0 for
 // 'u' and for anything that is not an escape.
 inline char simple_escape(unsigned char c) {
