@@ -6,8 +6,10 @@
 #include <gtest/gtest.h>
 
 #include <cstdlib>
+#include <fstream>
 #include <functional>
 #include <string>
+#include <thread>
 
 #include "exec_helper.hpp"
 #include "kube/api_client.hpp"
@@ -155,10 +157,28 @@ TEST(ExecTokenSource, FailureAfterARejectionIsReported) {
                                                    "\" exited with code 2 (no stderr output)");
 }
 
+// Whether `pid` is gone or a zombie (its parent died; reaping is init's
+// business), waiting at most `limit`.
+bool process_ends(const std::string& pid, std::chrono::milliseconds limit) {
+  const auto deadline = std::chrono::steady_clock::now() + limit;
+  for (;;) {
+    std::ifstream stat("/proc/" + pid + "/stat");
+    std::string text;
+    std::getline(stat, text);
+    const auto paren = text.rfind(')');
+    if (!stat || paren == std::string::npos || text.substr(paren + 2, 1) == "Z")
+      return true;
+    if (std::chrono::steady_clock::now() > deadline)
+      return false;
+    std::this_thread::sleep_for(20ms);
+  }
+}
+
 TEST(ExecTokenSource, HangingHelperIsKilledAtTheTimeout) {
   // The helper starts a child of its own that would outlive it: the whole
   // process group goes.
-  ExecHelper helper("echo 'waiting for browser login' >&2\nsleep 60 &\nsleep 60");
+  ExecHelper helper(
+      "echo 'waiting for browser login' >&2\nsleep 60 &\necho $! > \"$dir/child\"\nsleep 60");
   ExecOptions options;
   options.timeout = 300ms;
   ExecTokenSource source(helper.plugin(), options);
@@ -168,6 +188,10 @@ TEST(ExecTokenSource, HangingHelperIsKilledAtTheTimeout) {
                 "\" did not finish within 300 ms and was killed (stderr: waiting for browser "
                 "login)");
   EXPECT_LT(std::chrono::steady_clock::now() - start, 20s);
+  std::string child = helper.file("child");
+  ASSERT_FALSE(child.empty());
+  child.pop_back();  // the newline
+  EXPECT_TRUE(process_ends(child, 10s)) << "the helper's child " << child << " still runs";
 }
 
 TEST(ExecTokenSource, HelperClosingItsOutputButRunningOnIsKilledAtTheTimeout) {
@@ -269,7 +293,7 @@ TEST(ExecTokenSource, ArgsEnvAndExecInfoReachTheHelper) {
       "printf '%s|' \"$@\" > \"$dir/args\"\n"
       "printf '%s' \"$KUBERNETES_EXEC_INFO\" > \"$dir/info\"\n"
       "printf '%s|%s|%s' \"$AWS_PROFILE\" \"$EMPTY\" \"$HAMI_EXEC_TEST_INHERITED\" > \"$dir/env\"\n"
-      "if [ -t 0 ] || ! read -r line </dev/stdin; then echo stdin-empty > \"$dir/stdin\"; fi\n" +
+      "readlink /proc/$$/fd/0 > \"$dir/stdin\"\n" +
       print_token());
   ASSERT_EQ(::setenv("HAMI_EXEC_TEST_INHERITED", "from-parent", 1), 0);
   ExecPlugin plugin = helper.plugin();
@@ -285,7 +309,7 @@ TEST(ExecTokenSource, ArgsEnvAndExecInfoReachTheHelper) {
             R"({"kind":"ExecCredential","apiVersion":"client.authentication.k8s.io/v1",)"
             R"("spec":{"cluster":{"server":"https://10.0.0.1:6443",)"
             R"("certificate-authority-data":"Q0E="},"interactive":false}})");
-  EXPECT_EQ(helper.file("stdin"), "stdin-empty\n");
+  EXPECT_EQ(helper.file("stdin"), "/dev/null\n");
 }
 
 TEST(ExecTokenSource, ExecInfoIsOurValueEvenWhenTheEnvironmentHasOne) {
