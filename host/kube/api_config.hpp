@@ -62,9 +62,11 @@ ApiConfig in_cluster_config(const GetEnv& env, const std::filesystem::path& acco
 // A kubeconfig file (clientcmd v1): current-context (or `context` when not
 // empty) → cluster (server, certificate-authority[-data],
 // insecure-skip-tls-verify, tls-server-name) and user (client-certificate
-// [-data], client-key[-data], token, tokenFile, username/password).
-// Relative paths resolve against the kubeconfig's folder. `exec` and
-// `auth-provider` users are refused with an ApiConfigError saying so.
+// [-data], client-key[-data], token, tokenFile, username/password, or an
+// `exec` credential plugin run as client-go does: exec_token_source.hpp).
+// Relative paths resolve against the kubeconfig's folder. `auth-provider`
+// users, exec plugins for an http:// server or with interactiveMode Always
+// are refused with an ApiConfigError saying so.
 ApiConfig load_kubeconfig(const std::filesystem::path& file, const std::string& context = {});
 
 // See the resolution order above. `kubeconfig` empty: automatic.

@@ -10,13 +10,15 @@
 
 #include "config/config_error.hpp"
 #include "config/yaml_reader.hpp"
+#include "kube/exec_token_source.hpp"
 
 namespace hami::kube {
 namespace {
 
 using config::YamlReader;
 
-constexpr std::string_view kUnsupportedAuth = "is not supported: use a token or client certificate";
+constexpr std::string_view kUnsupportedAuth =
+    "is not supported: use exec, a token or a client certificate";
 
 // One kubeconfig being read: the YAML reader for shape errors and the
 // prefix every message starts with.
@@ -26,6 +28,7 @@ class Document {
       : name_("kubeconfig " + file.string()), reader_(name_, file.parent_path()) {}
 
   const YamlReader& reader() const { return reader_; }
+  const std::string& name() const { return name_; }
 
   [[noreturn]] void fail(std::string_view what) const {
     throw ApiConfigError(name_ + ": " + std::string(what));
@@ -117,18 +120,95 @@ void read_cluster(const Document& doc, const YAML::Node& entry, size_t index, Ap
         doc.reader().boolean(insecure, config::join_path(path, "insecure-skip-tls-verify"));
 }
 
-void read_user(const Document& doc, const YAML::Node& entry, size_t index, ApiConfig& out) {
+// users[i].user.exec: a client-go credential plugin (exec_token_source.hpp).
+ExecPlugin read_exec(const Document& doc, const YAML::Node& exec, const std::string& path,
+                     const std::string& user_name, const ApiConfig& cluster) {
+  if (!exec.IsMap())
+    doc.reader().fail(path, "expected a mapping, got " + config::describe_node(exec));
+  ExecPlugin plugin;
+  plugin.owner = doc.name() + " user \"" + user_name + "\"";
+  plugin.api_version = doc.optional_string(exec, path, "apiVersion");
+  if (plugin.api_version.empty()) {
+    doc.fail(path + ".apiVersion is not set: use " + std::string(kExecApiV1) + " or " +
+             std::string(kExecApiV1beta1));
+  }
+  if (plugin.api_version == "client.authentication.k8s.io/v1alpha1") {
+    doc.fail(path + ".apiVersion " + plugin.api_version +
+             " is no longer supported (as in client-go since 1.24): use " +
+             std::string(kExecApiV1) + " or " + std::string(kExecApiV1beta1));
+  }
+  if (plugin.api_version != kExecApiV1 && plugin.api_version != kExecApiV1beta1) {
+    doc.fail(path + ".apiVersion: expected " + std::string(kExecApiV1) + " or " +
+             std::string(kExecApiV1beta1) + ", got \"" + plugin.api_version + "\"");
+  }
+  plugin.command = doc.optional_string(exec, path, "command");
+  if (plugin.command.empty())
+    doc.fail(path + ".command is not set");
+  // As client-go: a command with a '/' is a path, relative to the
+  // kubeconfig's folder; a bare name goes through $PATH.
+  if (plugin.command.find('/') != std::string::npos)
+    plugin.command = doc.reader().resolve(std::filesystem::path(plugin.command)).string();
+
+  const YAML::Node args = exec["args"];
+  if (args.IsDefined() && !args.IsNull()) {
+    doc.reader().expect_sequence(args, config::join_path(path, "args"));
+    for (size_t i = 0; i < args.size(); ++i) {
+      plugin.args.push_back(doc.reader().string(
+          args[i], config::join_path(path, "args") + "[" + std::to_string(i) + "]", true));
+    }
+  }
+  const YAML::Node env = exec["env"];
+  if (env.IsDefined() && !env.IsNull()) {
+    doc.reader().expect_sequence(env, config::join_path(path, "env"));
+    for (size_t i = 0; i < env.size(); ++i) {
+      const std::string entry_path = config::join_path(path, "env") + "[" + std::to_string(i) + "]";
+      if (!env[i].IsMap())
+        doc.reader().fail(entry_path, "expected a mapping, got " + config::describe_node(env[i]));
+      const std::string name = doc.optional_string(env[i], entry_path, "name");
+      if (name.empty() || name.find('=') != std::string::npos)
+        doc.fail(entry_path + ".name: expected a variable name without '='");
+      plugin.env.emplace_back(name, doc.optional_string(env[i], entry_path, "value"));
+    }
+  }
+  plugin.install_hint = doc.optional_string(exec, path, "installHint");
+
+  // This process never has a terminal: a plugin that insists on one cannot
+  // work. v1 requires the mode; v1beta1 defaults to IfAvailable.
+  const YAML::Node mode = exec["interactiveMode"];
+  std::string interactive;
+  if (mode.IsDefined() && !mode.IsNull()) {
+    interactive = doc.reader().choice(mode, config::join_path(path, "interactiveMode"),
+                                      {"Never", "IfAvailable", "Always"});
+  } else if (plugin.api_version == kExecApiV1) {
+    doc.fail(path + ".interactiveMode is not set (required by " + std::string(kExecApiV1) +
+             "): use Never or IfAvailable");
+  }
+  if (interactive == "Always") {
+    doc.fail(path +
+             ".interactiveMode Always needs a terminal, which this program never has: use Never "
+             "or IfAvailable");
+  }
+
+  const YAML::Node cluster_info = exec["provideClusterInfo"];
+  if (cluster_info.IsDefined() && !cluster_info.IsNull() &&
+      doc.reader().boolean(cluster_info, config::join_path(path, "provideClusterInfo"))) {
+    plugin.cluster = ExecClusterInfo{cluster.server, cluster.ca_pem, cluster.tls_server_name,
+                                     cluster.insecure_skip_verify};
+  }
+  return plugin;
+}
+
+void read_user(const Document& doc, const YAML::Node& entry, size_t index,
+               const std::string& user_name, ApiConfig& out) {
   const std::string path = "users[" + std::to_string(index) + "].user";
   const YAML::Node user = entry["user"];
   if (user.IsNull() || !user.IsDefined())
     return;  // an anonymous user
   if (!user.IsMap())
     doc.reader().fail(path, "expected a mapping, got " + config::describe_node(user));
-  for (const std::string_view plugin : {"exec", "auth-provider"}) {
-    const YAML::Node node = user[std::string(plugin)];
-    if (node.IsDefined() && !node.IsNull())
-      doc.fail(path + "." + std::string(plugin) + " " + std::string(kUnsupportedAuth));
-  }
+  const YAML::Node auth_provider = user["auth-provider"];
+  if (auth_provider.IsDefined() && !auth_provider.IsNull())
+    doc.fail(path + ".auth-provider " + std::string(kUnsupportedAuth));
   out.client_cert_pem = doc.data_or_file(user, path, "client-certificate");
   out.client_key_pem = doc.data_or_file(user, path, "client-key");
   if (out.client_cert_pem.empty() != out.client_key_pem.empty()) {
@@ -152,10 +232,26 @@ void read_user(const Document& doc, const YAML::Node& entry, size_t index, ApiCo
   }
   out.basic_username = doc.optional_string(user, path, "username");
   out.basic_password = doc.optional_string(user, path, "password");
+  const YAML::Node exec = user["exec"];
+  const bool has_exec = exec.IsDefined() && !exec.IsNull();
+  if (has_exec) {
+    // One way to authenticate: client-go's precedence between exec and
+    // static credentials is subtle, so a mix is refused instead of guessed.
+    const char* other = !token_file.empty()            ? "tokenFile"
+                        : !token.empty()               ? "token"
+                        : !out.client_cert_pem.empty() ? "client-certificate"
+                        : !out.basic_username.empty()  ? "username"
+                                                       : nullptr;
+    if (other != nullptr)
+      doc.fail(path + ".exec cannot be combined with " + path + "." + other + ": use one of them");
+    out.token =
+        std::make_shared<ExecTokenSource>(read_exec(doc, exec, path + ".exec", user_name, out));
+  }
   // A credential on a plain-HTTP connection travels in clear: refused,
   // whatever the server (the cluster is read before the user).
   if (out.server.rfind("http://", 0) == 0) {
-    const char* secret = !token_file.empty()           ? "tokenFile"
+    const char* secret = has_exec                      ? "exec"
+                         : !token_file.empty()         ? "tokenFile"
                          : !token.empty()              ? "token"
                          : !out.basic_password.empty() ? "password"
                                                        : nullptr;
@@ -194,7 +290,7 @@ ApiConfig parse(const std::string& text, const std::filesystem::path& file,
   const std::string user_name = doc.optional_string(context, context_path, "user");
   if (!user_name.empty()) {
     const auto [user_entry, user_index] = doc.find(root, "users", "user", user_name);
-    read_user(doc, user_entry, user_index, out);
+    read_user(doc, user_entry, user_index, user_name, out);
   }
   const std::string ns = doc.optional_string(context, context_path, "namespace");
   if (!ns.empty())

@@ -5,8 +5,10 @@
 // Only the keys the client uses are read; other keys (preferences,
 // extensions, disable-compression…) are ignored as client-go ignores what it
 // does not know. Keys that would change how to authenticate or connect and
-// that this client cannot honour (user exec / auth-provider, cluster
-// proxy-url) are refused rather than silently dropped.
+// that this client cannot honour (user auth-provider, cluster proxy-url)
+// are refused rather than silently dropped. An exec user becomes an
+// ExecTokenSource (exec_token_source.hpp); its plugin runs at the first
+// request, never while parsing.
 #pragma once
 
 #include <filesystem>
@@ -19,7 +21,8 @@ namespace hami::kube {
 
 // `file` names the document in messages ("kubeconfig <file>: …") and is
 // where relative paths (certificate-authority, client-certificate,
-// client-key, tokenFile) resolve. `context` empty: current-context.
+// client-key, tokenFile, an exec command with a '/') resolve. `context`
+// empty: current-context.
 // Throws ApiConfigError.
 ApiConfig parse_kubeconfig(const std::string& text, const std::filesystem::path& file,
                            const std::string& context = {});

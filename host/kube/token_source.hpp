@@ -15,7 +15,9 @@ namespace hami::kube {
 class TokenSource {
  public:
   virtual ~TokenSource() = default;
-  // The current token; empty when none could ever be read.
+  // The current token; empty when none could ever be read. A source that
+  // produces tokens on demand (ExecTokenSource) throws ApiError (status 0)
+  // when it cannot, which fails the request being sent.
   virtual std::string token() = 0;
   // The server answered 401: the next token() re-reads the source.
   virtual void invalidate() {}

@@ -7,6 +7,7 @@
 #include <string>
 
 #include "kube/api_config.hpp"
+#include "kube/exec_token_source.hpp"
 #include "temp_dir.hpp"
 
 namespace hami::kube {
@@ -176,20 +177,149 @@ TEST(Kubeconfig, CredentialsForAnHttpServerAreRefused) {
   EXPECT_EQ(parse_kubeconfig(with_user("{}"), "/x/config").server, "http://127.0.0.1:8080");
 }
 
-TEST(Kubeconfig, ExecUserIsRefused) {
+std::string with_exec(const std::string& exec, const std::string& server = "https://h:1",
+                      const std::string& extra_user = {}) {
+  return "current-context: c\nclusters: [{name: k, cluster: {server: \"" + server +
+         "\", certificate-authority-data: Q0E=, tls-server-name: kube.local}}]\n"
+         "contexts: [{name: c, context: {cluster: k, user: eks}}]\n"
+         "users:\n  - name: other\n    user: {token: t}\n  - name: eks\n    user:\n" +
+         extra_user + "      exec: " + exec + "\n";
+}
+
+const ExecPlugin& exec_plugin_of(const ApiConfig& config) {
+  const auto* source = dynamic_cast<const ExecTokenSource*>(config.token.get());
+  if (source == nullptr)
+    throw std::runtime_error("the token source is not an ExecTokenSource");
+  return source->plugin();
+}
+
+TEST(Kubeconfig, ExecUser) {
   const std::string text = R"(current-context: c
 clusters: [{name: k, cluster: {server: "https://h:1"}}]
 contexts: [{name: c, context: {cluster: k, user: eks}}]
 users:
-  - name: other
-    user: {token: t}
   - name: eks
     user:
-      exec: {apiVersion: client.authentication.k8s.io/v1, command: aws, interactiveMode: Never}
+      exec:
+        apiVersion: client.authentication.k8s.io/v1
+        command: aws
+        args: [--region, eu-west-1, eks, get-token, --cluster-name, gpu]
+        env:
+          - {name: AWS_PROFILE, value: prod}
+          - {name: EMPTY}
+        installHint: install the AWS CLI
+        interactiveMode: IfAvailable
+        provideClusterInfo: false
+        futureKey: ignored
 )";
-  EXPECT_EQ(message_of([&] { parse_kubeconfig(text, "/x/config"); }),
-            "kubeconfig /x/config: users[1].user.exec is not supported: use a token or client "
-            "certificate");
+  const ApiConfig config = parse_kubeconfig(text, "/x/config");
+  const ExecPlugin& plugin = exec_plugin_of(config);
+  EXPECT_EQ(plugin.owner, "kubeconfig /x/config user \"eks\"");
+  EXPECT_EQ(plugin.api_version, "client.authentication.k8s.io/v1");
+  EXPECT_EQ(plugin.command, "aws");  // a bare name goes through $PATH
+  EXPECT_EQ(plugin.args, (std::vector<std::string>{"--region", "eu-west-1", "eks", "get-token",
+                                                   "--cluster-name", "gpu"}));
+  EXPECT_EQ(plugin.env, (std::vector<std::pair<std::string, std::string>>{{"AWS_PROFILE", "prod"},
+                                                                          {"EMPTY", ""}}));
+  EXPECT_EQ(plugin.install_hint, "install the AWS CLI");
+  EXPECT_FALSE(plugin.cluster.has_value());
+  EXPECT_TRUE(config.client_cert_pem.empty());
+}
+
+TEST(Kubeconfig, ExecV1beta1DefaultsItsInteractiveModeAndGetsClusterInfo) {
+  const ApiConfig config = parse_kubeconfig(
+      with_exec(
+          "{apiVersion: client.authentication.k8s.io/v1beta1, command: gke-gcloud-auth-plugin, "
+          "provideClusterInfo: true}"),
+      "/x/config");
+  const ExecPlugin& plugin = exec_plugin_of(config);
+  EXPECT_EQ(plugin.api_version, "client.authentication.k8s.io/v1beta1");
+  ASSERT_TRUE(plugin.cluster.has_value());
+  EXPECT_EQ(plugin.cluster->server, "https://h:1");
+  EXPECT_EQ(plugin.cluster->ca_pem, "CA");
+  EXPECT_EQ(plugin.cluster->tls_server_name, "kube.local");
+  EXPECT_FALSE(plugin.cluster->insecure_skip_verify);
+}
+
+TEST(Kubeconfig, ExecCommandWithASlashIsRelativeToTheKubeconfigFolder) {
+  const auto command = [](const std::string& name) {
+    return exec_plugin_of(parse_kubeconfig(with_exec("{apiVersion: client.authentication.k8s.io/"
+                                                     "v1beta1, command: \"" +
+                                                     name + "\"}"),
+                                           "/etc/hami/kubeconfig"))
+        .command;
+  };
+  EXPECT_EQ(command("./bin/helper"), "/etc/hami/bin/helper");
+  EXPECT_EQ(command("bin/helper"), "/etc/hami/bin/helper");
+  EXPECT_EQ(command("/usr/local/bin/helper"), "/usr/local/bin/helper");
+  EXPECT_EQ(command("kubelogin"), "kubelogin");
+}
+
+TEST(Kubeconfig, ExecRefusals) {
+  const auto refusal = [](const std::string& exec, const std::string& server = "https://h:1",
+                          const std::string& extra = {}) {
+    return message_of([&] { parse_kubeconfig(with_exec(exec, server, extra), "/x/config"); });
+  };
+  EXPECT_EQ(refusal("{command: aws}"),
+            "kubeconfig /x/config: users[1].user.exec.apiVersion is not set: use "
+            "client.authentication.k8s.io/v1 or client.authentication.k8s.io/v1beta1");
+  EXPECT_EQ(refusal("{apiVersion: client.authentication.k8s.io/v1alpha1, command: aws}"),
+            "kubeconfig /x/config: users[1].user.exec.apiVersion "
+            "client.authentication.k8s.io/v1alpha1 is no longer supported (as in client-go since "
+            "1.24): use client.authentication.k8s.io/v1 or client.authentication.k8s.io/v1beta1");
+  EXPECT_EQ(refusal("{apiVersion: v1, command: aws}"),
+            "kubeconfig /x/config: users[1].user.exec.apiVersion: expected "
+            "client.authentication.k8s.io/v1 or client.authentication.k8s.io/v1beta1, got \"v1\"");
+  EXPECT_EQ(refusal("{apiVersion: client.authentication.k8s.io/v1, interactiveMode: Never}"),
+            "kubeconfig /x/config: users[1].user.exec.command is not set");
+  EXPECT_EQ(refusal("{apiVersion: client.authentication.k8s.io/v1, command: aws}"),
+            "kubeconfig /x/config: users[1].user.exec.interactiveMode is not set (required by "
+            "client.authentication.k8s.io/v1): use Never or IfAvailable");
+  EXPECT_EQ(refusal("{apiVersion: client.authentication.k8s.io/v1, command: aws, "
+                    "interactiveMode: Always}"),
+            "kubeconfig /x/config: users[1].user.exec.interactiveMode Always needs a terminal, "
+            "which this program never has: use Never or IfAvailable");
+  EXPECT_EQ(refusal("{apiVersion: client.authentication.k8s.io/v1, command: aws, "
+                    "interactiveMode: Sometimes}"),
+            "kubeconfig /x/config: users[1].user.exec.interactiveMode: expected one of Never, "
+            "IfAvailable, Always, got \"Sometimes\"");
+  EXPECT_EQ(refusal("aws"),
+            "kubeconfig /x/config: users[1].user.exec: expected a mapping, got \"aws\"");
+  EXPECT_EQ(refusal("{apiVersion: client.authentication.k8s.io/v1beta1, command: aws, args: "
+                    "eks}"),
+            "kubeconfig /x/config: users[1].user.exec.args: expected a list, got \"eks\"");
+  EXPECT_EQ(refusal("{apiVersion: client.authentication.k8s.io/v1beta1, command: aws, args: "
+                    "[[a]]}"),
+            "kubeconfig /x/config: users[1].user.exec.args[0]: expected a string, got a list");
+  EXPECT_EQ(refusal("{apiVersion: client.authentication.k8s.io/v1beta1, command: aws, env: "
+                    "[{value: x}]}"),
+            "kubeconfig /x/config: users[1].user.exec.env[0].name: expected a variable name "
+            "without '='");
+  EXPECT_EQ(refusal("{apiVersion: client.authentication.k8s.io/v1beta1, command: aws, env: "
+                    "[A=b]}"),
+            "kubeconfig /x/config: users[1].user.exec.env[0]: expected a mapping, got \"A=b\"");
+  EXPECT_EQ(refusal("{apiVersion: client.authentication.k8s.io/v1beta1, command: aws, "
+                    "provideClusterInfo: maybe}"),
+            "kubeconfig /x/config: users[1].user.exec.provideClusterInfo: expected true or "
+            "false, got \"maybe\"");
+  // The token it produces would cross a plain-HTTP connection in clear.
+  EXPECT_EQ(refusal("{apiVersion: client.authentication.k8s.io/v1beta1, command: aws}",
+                    "http://127.0.0.1:8080"),
+            "kubeconfig /x/config: users[1].user.exec: credentials are never sent to an http:// "
+            "server (http://127.0.0.1:8080): use https://");
+  EXPECT_EQ(refusal("{apiVersion: client.authentication.k8s.io/v1beta1, command: aws}",
+                    "https://h:1", "      token: t0k3n\n"),
+            "kubeconfig /x/config: users[1].user.exec cannot be combined with "
+            "users[1].user.token: use one of them");
+  EXPECT_EQ(
+      refusal("{apiVersion: client.authentication.k8s.io/v1beta1, command: aws}", "https://h:1",
+              "      client-certificate-data: Yw==\n      client-key-data: aw==\n"),
+      "kubeconfig /x/config: users[1].user.exec cannot be combined with "
+      "users[1].user.client-certificate: use one of them");
+  EXPECT_EQ(refusal("{apiVersion: client.authentication.k8s.io/v1beta1, command: aws}",
+                    "https://h:1", "      username: admin\n"),
+            "kubeconfig /x/config: users[1].user.exec cannot be combined with "
+            "users[1].user.username: use one of them");
 }
 
 TEST(Kubeconfig, AuthProviderUserIsRefused) {
@@ -198,9 +328,10 @@ clusters: [{name: k, cluster: {server: "https://h:1"}}]
 contexts: [{name: c, context: {cluster: k, user: u}}]
 users: [{name: u, user: {auth-provider: {name: oidc}}}]
 )";
-  EXPECT_EQ(message_of([&] { parse_kubeconfig(text, "/x/config"); }),
-            "kubeconfig /x/config: users[0].user.auth-provider is not supported: use a token or "
-            "client certificate");
+  EXPECT_EQ(
+      message_of([&] { parse_kubeconfig(text, "/x/config"); }),
+      "kubeconfig /x/config: users[0].user.auth-provider is not supported: use exec, a token or "
+      "a client certificate");
 }
 
 TEST(Kubeconfig, MissingContextClusterAndUser) {
