@@ -10,7 +10,6 @@ namespace hami::webhook_tls {
 namespace {
 
 constexpr long kValidBeforeNowSeconds = 3600;
-constexpr long kSecondsPerDay = 24 * 3600;
 
 [[noreturn]] void fail(const std::string& what, const char* step) {
   throw IssueError("cannot issue the " + what + " (" + step + "): " + server::openssl_errors());
