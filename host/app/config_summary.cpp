@@ -5,6 +5,7 @@
 #include "app/plugin_specs.hpp"
 #include "config/listen_address.hpp"
 #include "kube/leader_detector.hpp"
+#include "webhook_tls/self_managed_tls.hpp"
 
 namespace hami::app {
 namespace {
@@ -18,12 +19,9 @@ std::string joined(const std::vector<std::string>& items) {
 
 std::string self_managed_summary(const config::SelfManagedTlsConfig& sm) {
   const std::string ns = sm.secret_namespace.empty() ? "<pod namespace>" : sm.secret_namespace;
-  std::vector<std::string> names = sm.dns_names;
-  if (names.empty()) {
-    const std::string& svc = sm.service;
-    names = {svc, svc + "." + ns, svc + "." + ns + ".svc", svc + "." + ns + ".svc.cluster.local"};
-  }
-  names.insert(names.end(), sm.ip_addresses.begin(), sm.ip_addresses.end());
+  const webhook_tls::ServingNames serving = webhook_tls::serving_names(sm, ns);
+  std::vector<std::string> names = serving.dns;
+  names.insert(names.end(), serving.ip.begin(), serving.ip.end());
   std::string out = "self-managed in Secret " + ns + "/" + sm.secret + " for " + joined(names) +
                     " (CA " + std::to_string(sm.ca_days) + " days, serving certificate " +
                     std::to_string(sm.leaf_days) + " days, renewed " +
