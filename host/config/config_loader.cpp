@@ -50,18 +50,23 @@ ListenAddress read_address(const YamlReader& r, const YAML::Node& node, const st
 // A tls section at `path` ("tls", "extender.tls").
 void read_tls(const YamlReader& r, const YAML::Node& node, const std::string& path,
               TlsConfig& out) {
-  r.expect_mapping(
-      node, path,
-      {"certFile", "keyFile", "clientCAFile", "selfSigned", "sessionResumption", "selfManaged"});
+  // Only the webhook listener's certificate is the Service's: selfManaged
+  // belongs to tls alone.
+  const bool webhook = path == "tls";
+  if (!webhook && node.IsMap() && node["selfManaged"])
+    r.fail(join_path(path, "selfManaged"), "only tls (the webhook listener's) can be self-managed");
+  if (webhook) {
+    r.expect_mapping(
+        node, path,
+        {"certFile", "keyFile", "clientCAFile", "selfSigned", "sessionResumption", "selfManaged"});
+  } else {
+    r.expect_mapping(node, path,
+                     {"certFile", "keyFile", "clientCAFile", "selfSigned", "sessionResumption"});
+  }
   if (node.IsNull())
     return;
-  if (const auto n = node["selfManaged"]) {
-    // Only the webhook listener's certificate is the Service's.
-    if (path != "tls")
-      r.fail(join_path(path, "selfManaged"),
-             "only tls (the webhook listener's) can be self-managed");
+  if (const auto n = node["selfManaged"])
     out.self_managed = read_self_managed_tls(r, n, join_path(path, "selfManaged"));
-  }
   if (const auto n = node["certFile"])
     out.cert_file = r.path(n, join_path(path, "certFile"));
   if (const auto n = node["keyFile"])
