@@ -5,14 +5,42 @@
 #include "app/plugin_specs.hpp"
 #include "config/listen_address.hpp"
 #include "kube/leader_detector.hpp"
+#include "webhook_tls/self_managed_tls.hpp"
 
 namespace hami::app {
 namespace {
 
+std::string joined(const std::vector<std::string>& items) {
+  std::string out;
+  for (const auto& item : items)
+    out += (out.empty() ? "" : ", ") + item;
+  return out;
+}
+
+std::string self_managed_summary(const config::SelfManagedTlsConfig& sm) {
+  const std::string ns = sm.secret_namespace.empty() ? "<pod namespace>" : sm.secret_namespace;
+  const webhook_tls::ServingNames serving = webhook_tls::serving_names(sm, ns);
+  std::vector<std::string> names = serving.dns;
+  names.insert(names.end(), serving.ip.begin(), serving.ip.end());
+  std::string out = "self-managed in Secret " + ns + "/" + sm.secret + " for " + joined(names) +
+                    " (CA " + std::to_string(sm.ca_days) + " days, serving certificate " +
+                    std::to_string(sm.leaf_days) + " days, renewed " +
+                    std::to_string(sm.renew_before_days) + " days before expiry, checked every " +
+                    std::to_string(sm.check_interval_seconds) + "s); caBundle: ";
+  out += sm.webhook_configuration.empty()
+             ? "not set (no webhookConfiguration)"
+             : "MutatingWebhookConfiguration " + sm.webhook_configuration +
+                   ", webhooks calling service " + ns + "/" + sm.service;
+  out += "; files in " +
+         (sm.directory.empty() ? std::string("a private temporary folder") : sm.directory.string());
+  return out;
+}
+
 std::string tls_summary(const config::TlsConfig& tls) {
-  std::string out =
-      tls.self_signed ? "self-signed certificate generated at start"
-                      : "certificate " + tls.cert_file.string() + ", key " + tls.key_file.string();
+  std::string out = tls.self_managed  ? self_managed_summary(*tls.self_managed)
+                    : tls.self_signed ? "self-signed certificate generated at start"
+                                      : "certificate " + tls.cert_file.string() + ", key " +
+                                            tls.key_file.string();
   if (!tls.client_ca_file.empty()) {
     out += "; client certificates required (CA " + tls.client_ca_file.string() + ")";
   }

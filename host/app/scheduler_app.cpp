@@ -235,7 +235,9 @@ int SchedulerApp::check_config(const config::HostConfig& config) {
     } else {
       stack = extender::make_extender_stack(config, registry, logger_);
     }
-    const server::ServerTls tls = server::make_server_tls(config.tls);
+    // A self-managed certificate is made at start, from the Secret.
+    if (!config.tls.self_managed)
+      (void)server::make_server_tls(config.tls);
     if (config.extender.tls && !config.extender.shared)
       (void)server::make_server_tls(*config.extender.tls, nullptr,
                                     server::kCertificateCheckInterval, "extender.tls");

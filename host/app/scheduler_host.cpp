@@ -163,7 +163,18 @@ SchedulerHost::SchedulerHost(const config::HostConfig& config, const log::Logger
   extender::register_extender_routes(*extender_routes, *extender_->scheduler,
                                      config.server.extender_body_limit, &logger_,
                                      std::move(observer), config.server.extender_node_cache_bytes);
-  server::ServerTls webhook_tls = server::make_server_tls(config.tls, &logger_);
+  config::TlsConfig webhook_tls_config = config.tls;
+  if (config.tls.self_managed) {
+    // The certificate must be in place before the listener is built.
+    auto api = extender_->api
+                   ? extender_->api
+                   : std::make_shared<kube::ApiClient>(
+                         extender::kubernetes_api_config(config.cluster.kubernetes), &logger_);
+    self_managed_tls_ = std::make_unique<webhook_tls::SelfManagedTls>(*config.tls.self_managed,
+                                                                      std::move(api), logger_);
+    webhook_tls_config = self_managed_tls_->serving_config(config.tls);
+  }
+  server::ServerTls webhook_tls = server::make_server_tls(webhook_tls_config, &logger_);
   std::optional<server::ServerTls> extender_tls;
   if (!config.extender.shared) {
     // Without extender.tls both listeners serve the same certificate: one
@@ -193,6 +204,7 @@ SchedulerHost::~SchedulerHost() {
   server_.reset();
   extender_server_.reset();
   metrics_listener_.reset();
+  self_managed_tls_.reset();
   admission_.reset();
   // The stack's watch threads and node locks report into the metrics, so
   // the stack goes before them (the metrics only read the stack while
@@ -201,6 +213,8 @@ SchedulerHost::~SchedulerHost() {
 }
 
 void SchedulerHost::start() {
+  if (self_managed_tls_)
+    self_managed_tls_->start();
   server_->start();
   if (extender_server_)
     extender_server_->start();

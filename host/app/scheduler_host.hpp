@@ -36,6 +36,7 @@
 #include "server/https_server.hpp"
 #include "server/readiness.hpp"
 #include "server/router.hpp"
+#include "webhook_tls/self_managed_tls.hpp"
 
 namespace hami::app {
 
@@ -46,8 +47,9 @@ inline constexpr const char* kClusterCondition = "cluster";
 class SchedulerHost {
  public:
   // Throws config::ConfigError, host::PluginLoadError, server::TlsError,
-  // cluster::SnapshotError or std::runtime_error (cannot bind) with a
-  // message naming the cause.
+  // cluster::SnapshotError, webhook_tls::SelfManagedTlsError (tls.selfManaged
+  // found no certificate to serve) or std::runtime_error (cannot bind) with
+  // a message naming the cause.
   SchedulerHost(const config::HostConfig& config, const log::Logger& logger);
   ~SchedulerHost();
 
@@ -81,6 +83,8 @@ class SchedulerHost {
   std::unique_ptr<observability::HostMetrics> metrics_;
   std::unique_ptr<admission::AdmissionService> admission_;
   std::unique_ptr<observability::MetricsListener> metrics_listener_;
+  // tls.selfManaged: the files the webhook listener serves; null otherwise.
+  std::unique_ptr<webhook_tls::SelfManagedTls> self_managed_tls_;
   std::unique_ptr<server::HttpsServer> server_;
   std::unique_ptr<server::HttpsServer> extender_server_;  // null when shared
 };

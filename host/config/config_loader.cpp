@@ -9,6 +9,7 @@
 #include "config/device_config.hpp"
 #include "config/listen_address.hpp"
 #include "config/listener_rules.hpp"
+#include "config/self_managed_tls_config.hpp"
 #include "config/yaml_json.hpp"
 #include "config/yaml_reader.hpp"
 
@@ -49,10 +50,23 @@ ListenAddress read_address(const YamlReader& r, const YAML::Node& node, const st
 // A tls section at `path` ("tls", "extender.tls").
 void read_tls(const YamlReader& r, const YAML::Node& node, const std::string& path,
               TlsConfig& out) {
-  r.expect_mapping(node, path,
-                   {"certFile", "keyFile", "clientCAFile", "selfSigned", "sessionResumption"});
+  // Only the webhook listener's certificate is the Service's: selfManaged
+  // belongs to tls alone.
+  const bool webhook = path == "tls";
+  if (!webhook && node.IsMap() && node["selfManaged"])
+    r.fail(join_path(path, "selfManaged"), "only tls (the webhook listener's) can be self-managed");
+  if (webhook) {
+    r.expect_mapping(
+        node, path,
+        {"certFile", "keyFile", "clientCAFile", "selfSigned", "sessionResumption", "selfManaged"});
+  } else {
+    r.expect_mapping(node, path,
+                     {"certFile", "keyFile", "clientCAFile", "selfSigned", "sessionResumption"});
+  }
   if (node.IsNull())
     return;
+  if (const auto n = node["selfManaged"])
+    out.self_managed = read_self_managed_tls(r, n, join_path(path, "selfManaged"));
   if (const auto n = node["certFile"])
     out.cert_file = r.path(n, join_path(path, "certFile"));
   if (const auto n = node["keyFile"])
@@ -68,16 +82,23 @@ void read_tls(const YamlReader& r, const YAML::Node& node, const std::string& pa
 
 void validate_tls(const YamlReader& r, const TlsConfig& tls, const std::string& path) {
   const auto key = [&path](std::string_view name) { return join_path(path, name); };
-  if (tls.self_signed) {
+  if (tls.self_managed) {
+    if (tls.self_signed || !tls.cert_file.empty() || !tls.key_file.empty()) {
+      r.fail(key("selfManaged"), "cannot be combined with " + key("certFile") + ", " +
+                                     key("keyFile") + " or " + key("selfSigned"));
+    }
+  } else if (tls.self_signed) {
     if (!tls.cert_file.empty() || !tls.key_file.empty()) {
       r.fail(key("selfSigned"),
              "cannot be combined with " + key("certFile") + " or " + key("keyFile"));
     }
   } else {
+    const std::string unless = "required unless " + key("selfSigned") + " is true" +
+                               (path == "tls" ? " or " + key("selfManaged") + " is set" : "");
     if (tls.cert_file.empty())
-      r.fail(key("certFile"), "required unless " + key("selfSigned") + " is true");
+      r.fail(key("certFile"), unless);
     if (tls.key_file.empty())
-      r.fail(key("keyFile"), "required unless " + key("selfSigned") + " is true");
+      r.fail(key("keyFile"), unless);
     check_readable(r, tls.cert_file, key("certFile"));
     check_readable(r, tls.key_file, key("keyFile"));
   }

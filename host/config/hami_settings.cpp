@@ -73,6 +73,7 @@ void apply_tls(HostConfig& config, const HamiSettings& h) {
   if (!h.key_file)
     fail("--cert_file", "needs --key_file as well (this host always serves HTTPS)");
   config.tls.self_signed = false;
+  config.tls.self_managed.reset();  // the files given replace a self-managed certificate
   config.tls.cert_file = from_cwd(*h.cert_file);
   config.tls.key_file = from_cwd(*h.key_file);
   check_readable("--cert_file", config.tls.cert_file);

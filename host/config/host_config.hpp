@@ -31,12 +31,36 @@ struct ListenAddress {
   std::string text() const;
 };
 
+// tls.selfManaged: the host keeps its own CA and serving certificate in a
+// Secret of type kubernetes.io/tls and the caBundle of its webhook
+// configuration up to date (webhook_tls/self_managed_tls.hpp).
+struct SelfManagedTlsConfig {
+  std::string secret;            // the Secret's name
+  std::string secret_namespace;  // empty: $POD_NAMESPACE, else the API client's namespace
+  std::string service;           // the webhook's Service, in the Secret's namespace
+  // The MutatingWebhookConfiguration whose webhooks calling `service` get
+  // the CA as caBundle; empty: none is patched.
+  std::string webhook_configuration;
+  // Names the serving certificate carries; empty dns_names: <svc>, <svc>.<ns>,
+  // <svc>.<ns>.svc, <svc>.<ns>.svc.cluster.local.
+  std::vector<std::string> dns_names;
+  std::vector<std::string> ip_addresses;
+  int ca_days = 3650;
+  int leaf_days = 365;
+  int renew_before_days = 30;  // renew a certificate this long before its notAfter
+  int check_interval_seconds = 3600;
+  // Where the PEMs the listener serves are written; empty: a private
+  // temporary folder made at start and removed at exit.
+  std::filesystem::path directory;
+};
+
 struct TlsConfig {
   std::filesystem::path cert_file;       // PEM chain; empty when self_signed
   std::filesystem::path key_file;        // PEM private key (unencrypted)
   std::filesystem::path client_ca_file;  // non-empty: clients must present a cert from it
   bool self_signed = false;              // generate a certificate in memory at start
   bool session_resumption = true;        // false: no session cache, no tickets
+  std::optional<SelfManagedTlsConfig> self_managed;  // webhook listener's tls only
 };
 
 // The extender listener (config `extender`): the kube-scheduler verbs

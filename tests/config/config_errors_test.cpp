@@ -168,10 +168,12 @@ TEST_F(ConfigErrors, PluginDirectoryRequiredWhenPluginsAreListed) {
 }
 
 TEST_F(ConfigErrors, CertificateRequiredUnlessSelfSigned) {
-  EXPECT_EQ(error_of("listen: 127.0.0.1:1\n"),
-            "cfg.yaml: tls.certFile: required unless tls.selfSigned is true");
-  EXPECT_EQ(error_of("tls:\n  certFile: c.pem\n"),
-            "cfg.yaml: tls.keyFile: required unless tls.selfSigned is true");
+  EXPECT_EQ(
+      error_of("listen: 127.0.0.1:1\n"),
+      "cfg.yaml: tls.certFile: required unless tls.selfSigned is true or tls.selfManaged is set");
+  EXPECT_EQ(
+      error_of("tls:\n  certFile: c.pem\n"),
+      "cfg.yaml: tls.keyFile: required unless tls.selfSigned is true or tls.selfManaged is set");
 }
 
 TEST_F(ConfigErrors, SelfSignedExcludesFiles) {

@@ -253,6 +253,28 @@ def webhook_device(r, c, ctx):
     c.expect(r.managed() == want, f"managedResources {r.managed()}, expected {want}")
 
 
+def self_managed(r, c, ctx):
+    tls = r.config("-config")["tls"]
+    c.expect(tls == {"selfManaged": {
+        "secret": "hami-scheduler-tls", "namespace": "gpu-system", "service": "hami-scheduler-admission",
+        "webhookConfiguration": "hami-scheduler-admission", "ipAddresses": ["127.0.0.1"], "caDays": 1825,
+        "leafDays": 90, "renewBeforeDays": 20, "checkIntervalSeconds": 600,
+        "directory": "/run/hami-scheduler/tls"}}, f"tls {tls}")
+    kinds = {k for k, _ in names(r)}
+    c.expect(not kinds & {"Certificate", "Issuer"}, f"cert-manager objects: {sorted(kinds)}")
+    c.expect(("Role", "hami-scheduler-tls") in names(r)
+             and ("ClusterRole", "hami-scheduler-webhook-ca") in names(r), f"objects {sorted(names(r))}")
+    hook = r.one("MutatingWebhookConfiguration")
+    c.expect("annotations" not in hook["metadata"], f"webhook annotations {hook['metadata'].get('annotations')}")
+    projected = [v for v in r.pod()["spec"]["volumes"] if v["name"] == "host-config"][0]["projected"]
+    c.expect(all("secret" not in s for s in projected["sources"]),
+             "the Secret is projected though the host creates it (the pod would wait for it)")
+    ext = r.config("-kube-scheduler")["extenders"][0]
+    c.expect(ext["tlsConfig"] == {"insecure": False, "caFile": "/run/hami-scheduler/tls/ca.crt"},
+             f"tlsConfig {ext['tlsConfig']}")
+    c.expect(r.one("Deployment")["spec"]["replicas"] == 2, "replicas")
+
+
 # values file -> (release, namespace, cluster version, assertions)
 CASES = {
     "defaults.yaml": ("hami-scheduler", "kube-system", "v1.33.2", defaults),
@@ -261,6 +283,7 @@ CASES = {
     "ha-max-unavailable.yaml": ("hami-scheduler", "kube-system", "v1.32.0", ha_max_unavailable),
     "single-no-election.yaml": ("hami-scheduler", "kube-system", "v1.33.2", single_no_election),
     "webhook-device.yaml": ("hami-next", "kube-system", "v1.30.8-eks-2d5f260", webhook_device),
+    "self-managed.yaml": ("hami-scheduler", "gpu-system", "v1.33.2", self_managed),
 }
 # invalid values file -> the error helm must stop with (values.schema.json)
 INVALID = {
@@ -270,6 +293,7 @@ INVALID = {
     "timeout.yaml": "at '/webhook/timeoutSeconds': maximum: got 31, want 30",
     "unknown-key.yaml": "additional properties 'replica' not allowed",
     "port.yaml": "at '/extender/port': maximum: got 70,000, want 65,535",
+    "certificates-mode.yaml": "at '/certificates/mode': value must be one of 'certManager', 'selfManaged'",
 }
 
 

@@ -123,6 +123,13 @@ def check(docs, raw_texts, c, expected_dev, ns, names):
                     return kind, name, rel
         return None
 
+    def mounted_volume(container, path):
+        """(volume, mount) holding a file path in a container; ({}, {}) when none."""
+        for m in container.get("volumeMounts", []):
+            if path.startswith(m["mountPath"].rstrip("/") + "/"):
+                return volumes.get(m["name"], {}), m
+        return {}, {}
+
     def config_data(container, path):
         where = mounted_file(container, path)
         if not c.expect(where and where[0] == "ConfigMap", f"{path} is not a mounted ConfigMap key"):
@@ -156,11 +163,31 @@ def check(docs, raw_texts, c, expected_dev, ns, names):
     c.expect(ext_port not in ports.values(), f"the extender port {ext_port} is a container port")
     config_dir = host_config_path.rsplit("/", 1)[0]
     tls = host_cfg.get("tls", {})
-    for key, secret_key in (("certFile", "tls.crt"), ("keyFile", "tls.key")):
-        where = mounted_file(host, f"{config_dir}/{tls.get(key, '')}")
-        c.expect(where and where[0] == "Secret" and where[2] == secret_key,
-                 f"tls.{key} {tls.get(key)} is not the Secret's {secret_key}")
-    tls_secret = (mounted_file(host, f"{config_dir}/{tls.get('certFile', '')}") or (None, None))[1]
+    # tls.selfManaged: the host makes the certificate, keeps it in the Secret
+    # and writes it to a folder of its own (an emptyDir kube-scheduler reads
+    # ca.crt from); otherwise the Secret's files are mounted.
+    self_managed = tls.get("selfManaged")
+    if self_managed is not None:
+        tls_secret = self_managed.get("secret")
+        runtime_dir = str(self_managed.get("directory", ""))
+        vol, mount = mounted_volume(host, runtime_dir + "/tls.crt")
+        c.expect("emptyDir" in vol and not mount.get("readOnly"),
+                 f"tls.selfManaged.directory {runtime_dir} is not a writable emptyDir of the host")
+        c.expect(vol.get("emptyDir", {}).get("medium") == "Memory",
+                 "the self-managed key would reach the node's disk (emptyDir medium is not Memory)")
+        c.expect((self_managed.get("namespace"), self_managed.get("service"),
+                  self_managed.get("webhookConfiguration")) == (ns, names["service"], names["webhook"]),
+                 f"tls.selfManaged does not name this namespace, Service and webhook: {self_managed}")
+        c.expect("127.0.0.1" in self_managed.get("ipAddresses", []),
+                 "tls.selfManaged lacks 127.0.0.1 (loopback extender)")
+        c.expect(not any(k in tls for k in ("certFile", "keyFile", "selfSigned")),
+                 "tls.selfManaged next to certFile/keyFile/selfSigned")
+    else:
+        for key, secret_key in (("certFile", "tls.crt"), ("keyFile", "tls.key")):
+            where = mounted_file(host, f"{config_dir}/{tls.get(key, '')}")
+            c.expect(where and where[0] == "Secret" and where[2] == secret_key,
+                     f"tls.{key} {tls.get(key)} is not the Secret's {secret_key}")
+        tls_secret = (mounted_file(host, f"{config_dir}/{tls.get('certFile', '')}") or (None, None))[1]
     dev_cfg = config_data(host, f"{config_dir}/{host_cfg.get('plugins', {}).get('deviceConfigFile', '')}")
     c.expect(dev_cfg == expected_dev, "the device ConfigMap differs from the expected device config")
     env = {e["name"] for e in host.get("env", [])}
@@ -197,7 +224,13 @@ def check(docs, raw_texts, c, expected_dev, ns, names):
     c.expect(e.get("nodeCacheCapable") is True and e.get("enableHTTPS") is True,
              "nodeCacheCapable and enableHTTPS must be true")
     tcfg = e.get("tlsConfig", {})
-    if not tcfg.get("insecure"):
+    if not tcfg.get("insecure") and self_managed is not None:
+        ca_file = tcfg.get("caFile", "")
+        host_vol = mounted_volume(host, runtime_dir + "/ca.crt")[0]
+        c.expect(ca_file == runtime_dir + "/ca.crt" and host_vol
+                 and mounted_volume(ks, ca_file)[0] is host_vol,
+                 f"tlsConfig.caFile {ca_file} is not the ca.crt the host writes to {runtime_dir}")
+    elif not tcfg.get("insecure"):
         where = mounted_file(ks, tcfg.get("caFile", ""))
         c.expect(where and where[0] == "Secret" and where[1] == tls_secret and where[2] == "ca.crt",
                  f"tlsConfig.caFile {tcfg.get('caFile')} is not the serving Secret's ca.crt")
@@ -248,16 +281,25 @@ def check(docs, raw_texts, c, expected_dev, ns, names):
     c.expect(excluded, "the webhook does not exclude the scheduler's own pods")
 
     # --- Certificates ---
-    inject = mwc["metadata"].get("annotations", {}).get("cert-manager.io/inject-ca-from", "/")
-    cert_ns, cert_name = inject.split("/", 1)
-    cert = one("Certificate", cert_name)
-    cs = cert.get("spec", {})
-    c.expect(cert_ns == ns and cs.get("secretName") == tls_secret,
-             "the webhook's CA and the mounted Secret are not the serving Certificate's")
-    c.expect(f"{names['service']}.{ns}.svc" in cs.get("dnsNames", []), "dnsNames lack <svc>.<ns>.svc")
-    c.expect("127.0.0.1" in cs.get("ipAddresses", []), "the certificate lacks 127.0.0.1 (loopback extender)")
-    issuer = one("Issuer", cs.get("issuerRef", {}).get("name"))
-    c.expect("ca" in issuer.get("spec", {}), "the serving certificate is not issued by a CA Issuer (no ca.crt)")
+    # No caBundle is rendered: the injector or the host sets it, and Helm's
+    # three-way merge leaves a field the chart never rendered alone.
+    c.expect(not any("caBundle" in x.get("clientConfig", {}) for x in hooks),
+             "the chart renders a caBundle (helm would fight the one set in the cluster)")
+    if self_managed is not None:
+        c.expect("cert-manager.io/inject-ca-from" not in mwc["metadata"].get("annotations", {})
+                 and not by_kind.get("Certificate") and not by_kind.get("Issuer"),
+                 "cert-manager objects or annotation with a self-managed certificate")
+    else:
+        inject = mwc["metadata"].get("annotations", {}).get("cert-manager.io/inject-ca-from", "/")
+        cert_ns, cert_name = inject.split("/", 1)
+        cert = one("Certificate", cert_name)
+        cs = cert.get("spec", {})
+        c.expect(cert_ns == ns and cs.get("secretName") == tls_secret,
+                 "the webhook's CA and the mounted Secret are not the serving Certificate's")
+        c.expect(f"{names['service']}.{ns}.svc" in cs.get("dnsNames", []), "dnsNames lack <svc>.<ns>.svc")
+        c.expect("127.0.0.1" in cs.get("ipAddresses", []), "the certificate lacks 127.0.0.1 (loopback extender)")
+        issuer = one("Issuer", cs.get("issuerRef", {}).get("name"))
+        c.expect("ca" in issuer.get("spec", {}), "the serving certificate is not issued by a CA Issuer (no ca.crt)")
 
     # --- RBAC ---
     cr = one("ClusterRole", names["clusterrole"])
@@ -276,6 +318,34 @@ def check(docs, raw_texts, c, expected_dev, ns, names):
             lease_rules |= flat_rules(role.get("rules", []))
     for v in ("get", "list", "watch"):
         c.expect(("coordination.k8s.io", "leases", v) in lease_rules, f"leases {v} missing")
+    # A self-managed certificate: its Secret by name (create cannot be
+    # limited to a name) and the caBundle of the chart's own webhook
+    # configuration; without it, no Secret or webhook configuration access.
+    def named_rules(kinds):
+        out = set()
+        for d in by_kind.get(kinds[0], []):
+            if any(b[0] == d["metadata"]["name"] and b[1] == sa for b in bound
+                   if d["kind"] != "Role" or d["metadata"].get("namespace") == ns):
+                for r in d.get("rules", []):
+                    for g in r.get("apiGroups", []):
+                        for res in r.get("resources", []):
+                            for v in r.get("verbs", []):
+                                out.add((g, res, v, tuple(r.get("resourceNames", []))))
+        return out
+    secret_rules = {x for x in named_rules(["Role"]) if x[1] == "secrets"}
+    webhook_rules = {x for x in named_rules(["ClusterRole"]) if x[1] == "mutatingwebhookconfigurations"}
+    if self_managed is not None:
+        want_secret = {("", "secrets", v, (tls_secret,)) for v in ("get", "update", "patch")} | {
+            ("", "secrets", "create", ())}
+        c.expect(secret_rules == want_secret, f"Secret rules {sorted(secret_rules)}, want {sorted(want_secret)}")
+        want_webhook = {("admissionregistration.k8s.io", "mutatingwebhookconfigurations", v, (names["webhook"],))
+                        for v in ("get", "patch", "update")}
+        c.expect(webhook_rules == want_webhook,
+                 f"webhook configuration rules {sorted(webhook_rules)}, want {sorted(want_webhook)}")
+    else:
+        c.expect(not secret_rules and not webhook_rules,
+                 f"Secret or webhook configuration access without a self-managed certificate: "
+                 f"{sorted(secret_rules | webhook_rules)}")
     everything = [r for d in by_kind.get("ClusterRole", []) + by_kind.get("Role", []) for r in d["rules"]]
     c.expect(not any("*" in r.get("verbs", []) + r.get("resources", []) for r in everything),
              "wildcard RBAC rule")
@@ -314,11 +384,14 @@ def check_config_with_binary(host_cfg, device_config_text, binary, plugin_dir, c
     with tempfile.TemporaryDirectory() as tmp:
         tmp = pathlib.Path(tmp)
         (tmp / "tls").mkdir()
-        subprocess.run(["openssl", "req", "-x509", "-newkey", "ec", "-pkeyopt",
-                        "ec_paramgen_curve:P-256", "-nodes", "-days", "1", "-subj", "/CN=test",
-                        "-keyout", str(tmp / host_cfg["tls"]["keyFile"]),
-                        "-out", str(tmp / host_cfg["tls"]["certFile"])],
-                       check=True, capture_output=True, timeout=30)
+        # A self-managed certificate is made at start, from the Secret: the
+        # check needs no files.
+        if "selfManaged" not in host_cfg["tls"]:
+            subprocess.run(["openssl", "req", "-x509", "-newkey", "ec", "-pkeyopt",
+                            "ec_paramgen_curve:P-256", "-nodes", "-days", "1", "-subj", "/CN=test",
+                            "-keyout", str(tmp / host_cfg["tls"]["keyFile"]),
+                            "-out", str(tmp / host_cfg["tls"]["certFile"])],
+                           check=True, capture_output=True, timeout=30)
         (tmp / host_cfg["plugins"]["deviceConfigFile"]).write_text(device_config_text)
         (tmp / "config.yaml").write_text(yaml.safe_dump(host_cfg))
         (tmp / "kubeconfig").write_text(KUBECONFIG)

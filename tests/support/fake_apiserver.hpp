@@ -20,6 +20,9 @@
 //   resourcequotas /api/v1/resourcequotas, /api/v1/namespaces/{ns}/resourcequotas[/{name}]
 //   events         /api/v1/namespaces/{ns}/events, /apis/events.k8s.io/v1/namespaces/{ns}/events
 //   leases         /apis/coordination.k8s.io/v1/namespaces/{ns}/leases[/{name}]
+//   secrets        /api/v1/secrets, /api/v1/namespaces/{ns}/secrets[/{name}]
+//   mutatingwebhookconfigurations
+//                  /apis/admissionregistration.k8s.io/v1/mutatingwebhookconfigurations[/{name}]
 // Errors are Status objects as the API server writes them (fixtures in
 // /work/shared/fixtures/apiserver: 404 NotFound, 409 Conflict /
 // AlreadyExists / already assigned, 410 Expired, 429 TooManyRequests).
@@ -80,14 +83,15 @@ class FakeApiServer {
 
   // --- state ----------------------------------------------------------------
   // Creates or replaces an object given as JSON with `kind` (Pod, Node,
-  // Namespace, ResourceQuota, Lease, Event); fills metadata.uid and
+  // Namespace, ResourceQuota, Lease, Event, Secret,
+  // MutatingWebhookConfiguration); fills metadata.uid and
   // creationTimestamp when missing, stamps resourceVersion, tells watchers
   // (ADDED or MODIFIED). Returns the new resourceVersion.
   std::string apply(std::string_view object_json);
   // Deletes (DELETED to watchers); false when absent.
   bool remove(std::string_view kind, std::string_view namespace_, std::string_view name);
   // The stored object as JSON; nullopt when absent. Cluster-scoped kinds
-  // (Node, Namespace) take an empty namespace.
+  // (Node, Namespace, MutatingWebhookConfiguration) take an empty namespace.
   std::optional<std::string> object(std::string_view kind, std::string_view namespace_,
                                     std::string_view name) const;
   std::vector<std::string> objects(std::string_view kind) const;

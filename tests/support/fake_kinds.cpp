@@ -6,13 +6,16 @@
 namespace hami::testing::fake {
 namespace {
 
-constexpr std::array<KindInfo, 6> kKinds{{
+constexpr std::array<KindInfo, 8> kKinds{{
     {"Pod", "PodList", "pods", "", true},
     {"Node", "NodeList", "nodes", "", false},
     {"Namespace", "NamespaceList", "namespaces", "", false},
     {"ResourceQuota", "ResourceQuotaList", "resourcequotas", "", true},
     {"Event", "EventList", "events", "", true},
     {"Lease", "LeaseList", "leases", "coordination.k8s.io", true},
+    {"Secret", "SecretList", "secrets", "", true},
+    {"MutatingWebhookConfiguration", "MutatingWebhookConfigurationList",
+     "mutatingwebhookconfigurations", "admissionregistration.k8s.io", false},
 }};
 
 // Events are one store reached through two groups, as on the real server.

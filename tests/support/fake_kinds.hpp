@@ -22,7 +22,7 @@ struct KindInfo {
 };
 
 // By `kind` ("Pod", "Node", "Namespace", "ResourceQuota", "Event",
-// "Lease"); null when not served.
+// "Lease", "Secret", "MutatingWebhookConfiguration"); null when not served.
 const KindInfo* kind_by_name(std::string_view kind);
 
 // A parsed request path.

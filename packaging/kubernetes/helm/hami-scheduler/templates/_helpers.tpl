@@ -31,6 +31,14 @@ leaving room for the suffixes below within Kubernetes' 63-character labels).
 {{- printf "%s-tls" (include "hami-scheduler.fullname" .) -}}
 {{- end -}}
 
+{{/*
+certificates.mode selfManaged: the in-memory folder (emptyDir) the host
+writes tls.crt, tls.key and ca.crt to, mounted read-only in kube-scheduler.
+*/}}
+{{- define "hami-scheduler.runtimeTlsDir" -}}
+/run/hami-scheduler/tls
+{{- end -}}
+
 {{/* Labels every object of the release carries. */}}
 {{- define "hami-scheduler.labels" -}}
 helm.sh/chart: {{ printf "%s-%s" .Chart.Name .Chart.Version | replace "+" "_" | trunc 63 | trimSuffix "-" }}
