@@ -5,10 +5,10 @@
 #include <charconv>
 #include <optional>
 
-#include "admission/base64.hpp"
 #include "admission/json_text.hpp"
 #include "k8s/json_brackets.hpp"
 #include "k8s/json_read.hpp"
+#include "platform/base64.hpp"
 
 namespace hami::admission {
 
@@ -214,7 +214,7 @@ std::string encode_reply(const ReviewReply& reply) {
   out.push_back('}');
   if (!reply.patch.empty()) {
     out += R"(,"patch":")";
-    append_base64(out, reply.patch);
+    platform::append_base64(out, reply.patch);
     out += R"(","patchType":"JSONPatch")";
   }
   out += "}}";

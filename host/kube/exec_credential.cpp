@@ -1,12 +1,12 @@
 #include "kube/exec_credential.hpp"
 
-#include <openssl/evp.h>
 #include <rapidjson/document.h>
 #include <rapidjson/error/en.h>
 #include <rapidjson/stringbuffer.h>
 #include <rapidjson/writer.h>
 
 #include "cluster/node_lock.hpp"
+#include "platform/base64.hpp"
 
 namespace hami::kube {
 namespace {
@@ -33,15 +33,6 @@ std::string quoted(std::string_view text) {
   if (text.size() > kMaxShown)
     out += "…";
   return out + "\"";
-}
-
-std::string base64(std::string_view bytes) {
-  std::string out(4 * ((bytes.size() + 2) / 3) + 1, '\0');
-  const int n = EVP_EncodeBlock(reinterpret_cast<unsigned char*>(out.data()),
-                                reinterpret_cast<const unsigned char*>(bytes.data()),
-                                static_cast<int>(bytes.size()));
-  out.resize(n > 0 ? static_cast<size_t>(n) : 0);
-  return out;
 }
 
 }  // namespace
@@ -117,7 +108,7 @@ std::string exec_info_json(std::string_view api_version,
     }
     if (!cluster->ca_pem.empty()) {
       w.Key("certificate-authority-data");
-      string(base64(cluster->ca_pem));
+      string(platform::base64_encode(cluster->ca_pem));
     }
     w.EndObject();
   }

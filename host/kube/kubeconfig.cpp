@@ -11,6 +11,7 @@
 #include "config/config_error.hpp"
 #include "config/yaml_reader.hpp"
 #include "kube/exec_token_source.hpp"
+#include "platform/base64.hpp"
 
 namespace hami::kube {
 namespace {
@@ -302,50 +303,10 @@ ApiConfig parse(const std::string& text, const std::filesystem::path& file,
 }  // namespace
 
 std::string decode_base64(std::string_view text, std::string_view what) {
-  static constexpr auto kValues = [] {
-    std::array<int8_t, 256> values{};
-    values.fill(-1);
-    const std::string_view alphabet =
-        "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
-    for (size_t i = 0; i < alphabet.size(); ++i)
-      values[static_cast<unsigned char>(alphabet[i])] = static_cast<int8_t>(i);
-    return values;
-  }();
-  std::string out;
-  out.reserve(text.size() / 4 * 3);
-  uint32_t bits = 0;
-  int count = 0;
-  size_t padding = 0;
-  for (const char c : text) {
-    if (c == ' ' || c == '\n' || c == '\r' || c == '\t')
-      continue;
-    if (c == '=') {
-      ++padding;
-      continue;
-    }
-    const int8_t v = kValues[static_cast<unsigned char>(c)];
-    if (v < 0 || padding > 0)
-      throw ApiConfigError(std::string(what) + ": invalid base64");
-    bits = (bits << 6) | static_cast<uint32_t>(v);
-    if (++count == 4) {
-      out += static_cast<char>((bits >> 16) & 0xFF);
-      out += static_cast<char>((bits >> 8) & 0xFF);
-      out += static_cast<char>(bits & 0xFF);
-      bits = 0;
-      count = 0;
-    }
-  }
-  // A final group of 2 or 3 symbols carries 1 or 2 bytes; 1 symbol carries
-  // none and means truncation. Padding, when present, must complete the group.
-  if (count == 1 || padding > 2 || (padding > 0 && count + static_cast<int>(padding) != 4))
+  auto bytes = platform::base64_decode(text, platform::Base64Input::lenient);
+  if (!bytes)
     throw ApiConfigError(std::string(what) + ": invalid base64");
-  if (count == 2) {
-    out += static_cast<char>((bits >> 4) & 0xFF);
-  } else if (count == 3) {
-    out += static_cast<char>((bits >> 10) & 0xFF);
-    out += static_cast<char>((bits >> 2) & 0xFF);
-  }
-  return out;
+  return std::move(*bytes);
 }
 
 ApiConfig parse_kubeconfig(const std::string& text, const std::filesystem::path& file,

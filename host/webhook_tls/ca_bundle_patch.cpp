@@ -6,7 +6,7 @@
 #include <rapidjson/writer.h>
 
 #include "k8s/json_depth.hpp"
-#include "webhook_tls/base64_text.hpp"
+#include "platform/base64.hpp"
 
 namespace hami::webhook_tls {
 namespace {
@@ -56,7 +56,7 @@ CaBundlePatch ca_bundle_patch(std::string_view configuration_json,
     throw WebhookConfigurationFormatError(
         "MutatingWebhookConfiguration reply has no metadata.resourceVersion");
   }
-  const std::string encoded = base64_encode(ca_pem);
+  const std::string encoded = platform::base64_encode(ca_pem);
   CaBundlePatch out;
   rapidjson::StringBuffer buffer;
   rapidjson::Writer<rapidjson::StringBuffer> w(buffer);

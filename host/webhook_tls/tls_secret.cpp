@@ -9,7 +9,7 @@
 #include <utility>
 
 #include "k8s/json_depth.hpp"
-#include "webhook_tls/base64_text.hpp"
+#include "platform/base64.hpp"
 
 namespace hami::webhook_tls {
 namespace {
@@ -65,7 +65,7 @@ void set_data(rapidjson::Value& data, const TlsBundle& bundle,
         data.EraseMember(it);
       continue;
     }
-    const std::string encoded = base64_encode(*pem);
+    const std::string encoded = platform::base64_encode(*pem);
     set_member(
         data, key,
         rapidjson::Value(encoded.data(), static_cast<rapidjson::SizeType>(encoded.size()), a), a);
@@ -100,7 +100,8 @@ StoredSecret parse_secret(std::string_view json) {
       continue;
     std::optional<std::string> decoded;
     if (it->value.IsString())
-      decoded = base64_decode(std::string_view(it->value.GetString(), it->value.GetStringLength()));
+      decoded = platform::base64_decode(
+          std::string_view(it->value.GetString(), it->value.GetStringLength()));
     if (decoded) {
       *target = std::move(*decoded);
     } else {

@@ -5,8 +5,8 @@
 #include <nlohmann/json.hpp>
 #include <string>
 
-#include "admission/base64.hpp"
 #include "admission/json_text.hpp"
+#include "platform/base64.hpp"
 
 namespace hami::admission {
 namespace {
@@ -22,14 +22,15 @@ TEST(Base64, MatchesRfc4648Vectors) {
                                                          {std::string("\xff\xfe\x00", 3), "//4A"}};
   for (const auto& [in, want] : vectors) {
     std::string out = "x";
-    append_base64(out, in);
+    platform::append_base64(out, in);
     EXPECT_EQ(out, "x" + want) << in;
   }
 }
 
 TEST(Base64, EncodesTheSeedsPatch) {
   std::string out;
-  append_base64(out, R"([{"op":"replace","path":"/spec/schedulerName","value":"hami-scheduler"}])");
+  platform::append_base64(
+      out, R"([{"op":"replace","path":"/spec/schedulerName","value":"hami-scheduler"}])");
   EXPECT_EQ(out,
             "W3sib3AiOiJyZXBsYWNlIiwicGF0aCI6Ii9zcGVjL3NjaGVkdWxlck5hbWUiLCJ2YWx1ZSI6ImhhbWktc2NoZW"
             "R1bGVyIn1d");

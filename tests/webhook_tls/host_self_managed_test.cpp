@@ -79,8 +79,8 @@ TEST_F(HostSelfManagedTls, ServesARenewedCertificateWithoutRestart) {
   const TlsBundle renewed = issue_serving(first.ca_pem, first.ca_key_pem,
                                           serving_names(self_managed_config(), kNamespace), 365);
   json s = stored_secret(fake);
-  s["data"][kCertKey] = base64_encode(renewed.cert_pem);
-  s["data"][kKeyKey] = base64_encode(renewed.key_pem);
+  s["data"][kCertKey] = platform::base64_encode(renewed.cert_pem);
+  s["data"][kKeyKey] = platform::base64_encode(renewed.key_pem);
   fake.apply(s.dump());
   const auto trusting = client_trusting(first.ca_pem);
   EXPECT_TRUE(eventually([&] {

@@ -103,7 +103,7 @@ TEST_F(SelfManagedTlsTest, ExpiringServingCertificateIsReissuedWithTheSameCa) {
   store(expiring);
   // The webhook already trusts that CA.
   json configuration = json::parse(webhook_configuration());
-  configuration["webhooks"][1]["clientConfig"]["caBundle"] = base64_encode(ca.cert_pem);
+  configuration["webhooks"][1]["clientConfig"]["caBundle"] = platform::base64_encode(ca.cert_pem);
   fake.apply(configuration.dump());
   fake.clear_requests();
   const auto tls = start();
@@ -195,8 +195,8 @@ TEST_F(SelfManagedTlsTest, RecheckPicksUpASecretAnotherReplicaRenewed) {
   // Another replica renews the serving certificate with the same CA.
   const TlsBundle renewed = issue_serving(first.ca_pem, first.ca_key_pem, names(), 365);
   json s = stored_secret(fake);
-  s["data"][kCertKey] = base64_encode(renewed.cert_pem);
-  s["data"][kKeyKey] = base64_encode(renewed.key_pem);
+  s["data"][kCertKey] = platform::base64_encode(renewed.cert_pem);
+  s["data"][kKeyKey] = platform::base64_encode(renewed.key_pem);
   fake.apply(s.dump());
   ASSERT_TRUE(eventually([&] { return tls->current() == renewed; }));
   EXPECT_EQ(read_file(tls->files().cert_file()), renewed.cert_pem);

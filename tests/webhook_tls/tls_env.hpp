@@ -16,7 +16,7 @@
 #include "fake_apiserver.hpp"
 #include "kube/api_client.hpp"
 #include "log/logger.hpp"
-#include "webhook_tls/base64_text.hpp"
+#include "platform/base64.hpp"
 #include "webhook_tls/tls_bundle.hpp"
 
 namespace hami::webhook_tls::test {
@@ -84,7 +84,7 @@ inline TlsBundle secret_bundle(const hami::testing::FakeApiServer& fake) {
     return b;
   const auto piece = [&](const char* key) {
     return s["data"].contains(key)
-               ? base64_decode(s["data"][key].get<std::string>()).value_or("<bad base64>")
+               ? platform::base64_decode(s["data"][key].get<std::string>()).value_or("<bad base64>")
                : std::string();
   };
   b.cert_pem = piece(kCertKey);
@@ -100,8 +100,9 @@ inline std::string ca_bundle(const hami::testing::FakeApiServer& fake, size_t in
   if (!text)
     return "<no configuration>";
   const json c = json::parse(*text)["webhooks"][index]["clientConfig"];
-  return c.contains("caBundle") ? base64_decode(c["caBundle"].get<std::string>()).value_or("<bad>")
-                                : "";
+  return c.contains("caBundle")
+             ? platform::base64_decode(c["caBundle"].get<std::string>()).value_or("<bad>")
+             : "";
 }
 
 // Writes (POST, PUT, PATCH) sent to paths starting with `prefix`.

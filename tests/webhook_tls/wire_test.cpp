@@ -3,7 +3,7 @@
 // API server applies them as written).
 #include <gtest/gtest.h>
 
-#include "webhook_tls/base64_text.hpp"
+#include "platform/base64.hpp"
 #include "webhook_tls/ca_bundle_patch.hpp"
 #include "webhook_tls/tls_secret.hpp"
 
@@ -19,15 +19,15 @@ TEST(Base64, Rfc4648Vectors) {
                                                                     {"fooba", "Zm9vYmE="},
                                                                     {"foobar", "Zm9vYmFy"}};
   for (const auto& [plain, encoded] : vectors) {
-    EXPECT_EQ(base64_encode(plain), encoded);
-    EXPECT_EQ(base64_decode(encoded), plain) << encoded;
+    EXPECT_EQ(platform::base64_encode(plain), encoded);
+    EXPECT_EQ(platform::base64_decode(encoded), plain) << encoded;
   }
-  EXPECT_EQ(base64_encode(std::string("\xff\xfe\x00", 3)), "//4A");
+  EXPECT_EQ(platform::base64_encode(std::string("\xff\xfe\x00", 3)), "//4A");
 }
 
 TEST(Base64, RejectsWhatIsNotBase64) {
   for (const std::string bad : {"Zg=", "Zg", "Z===", "Zg==Zg==", "Zm9v!A==", "=Zm9", "Zm=v"})
-    EXPECT_FALSE(base64_decode(bad).has_value()) << bad;
+    EXPECT_FALSE(platform::base64_decode(bad).has_value()) << bad;
 }
 
 TlsBundle bundle() {
