@@ -68,6 +68,29 @@ class CertPlugin {
   ExecHelper helper_;
 };
 
+TEST(ExecCredentialSource, OneRunServesTheCertificateAndTheTokenView) {
+  const TestCa ca;
+  const PemPair alice = ca.issue_client("alice");
+  const PemPair bob = ca.issue_client("bob");
+  CertPlugin plugin;
+  plugin.on_run(1, credential_json(alice, kExpiry));
+  plugin.on_run(2, credential_json(bob, {}, "tok-2"));
+  FakeClock clock(kStart);
+  const auto source =
+      std::make_shared<ExecCredentialSource>(plugin.helper().plugin(), clock.options());
+  ExecTokenSource tokens(source);
+  EXPECT_EQ(tokens.token(), "");  // a certificate only
+  const auto first = source->credential();
+  EXPECT_EQ(first->client_certificate_pem, alice.certificate);
+  EXPECT_EQ(first->client_key_pem, alice.key);
+  EXPECT_EQ(plugin.helper().runs(), 1);
+  clock.advance(55s);  // within 10 s of the expiry
+  EXPECT_EQ(source->credential()->client_certificate_pem, bob.certificate);
+  EXPECT_EQ(tokens.token(), "tok-2");
+  EXPECT_EQ(first->client_certificate_pem, alice.certificate);  // still intact
+  EXPECT_EQ(plugin.helper().runs(), 2);
+}
+
 class ExecClientCertTest : public ::testing::Test {
  protected:
   ExecClientCertTest()
