@@ -23,6 +23,7 @@
 
 #include "kube/api_error.hpp"
 #include "kube/api_tls.hpp"
+#include "kube/exec_credential_source.hpp"
 #include "kube/http_body.hpp"
 #include "kube/rate_limiter.hpp"
 #include "log/logger.hpp"
@@ -32,6 +33,8 @@ namespace {
 
 constexpr std::chrono::seconds kMaxRetryWait{10};
 constexpr size_t kMaxIdleConnections = 16;
+// TLS contexts kept for exec plugin certificates; a rotation adds one.
+constexpr size_t kMaxExecTlsContexts = 4;
 constexpr std::string_view kUserAgent = "hami-scheduler/" HAMI_KUBE_VERSION;
 // A watch with no byte for this long past its timeoutSeconds is a dead
 // connection (a peer gone without a FIN); without timeoutSeconds the server
@@ -60,7 +63,8 @@ class RawSession final : public Session, public BodySource {
 
 struct Connection {
   std::unique_ptr<Poco::Net::HTTPClientSession> session;
-  BodySource* body = nullptr;  // the same object as `session`
+  BodySource* body = nullptr;   // the same object as `session`
+  Poco::Net::Context::Ptr tls;  // what it was opened with; null for http://
   bool reused = false;
 };
 
@@ -132,9 +136,17 @@ struct ApiClient::Impl {
     std::optional<std::chrono::seconds> retry_after;
   };
 
-  std::unique_ptr<Connection> connect(std::chrono::milliseconds receive_timeout) const;
-  std::unique_ptr<Connection> take();
+  // The TLS context for a new connection: the one made from the config,
+  // or one with the exec plugin's current client certificate (cached by
+  // its bytes). Null for http://. Throws ApiError when the plugin fails.
+  Poco::Net::Context::Ptr connection_tls();
+  std::unique_ptr<Connection> connect(const Poco::Net::Context::Ptr& context,
+                                      std::chrono::milliseconds receive_timeout) const;
+  // An idle connection opened with `context`, else a new one. Idle
+  // connections of another context (a rotated certificate) are closed.
+  std::unique_ptr<Connection> take(const Poco::Net::Context::Ptr& context);
   void give_back(std::unique_ptr<Connection> c);
+  void drop_idle();
 
   // Sends one request and reads the reply headers. A pooled connection the
   // server closed while idle is replaced once, for requests that are safe
@@ -166,6 +178,14 @@ struct ApiClient::Impl {
   std::string base_path;  // a server URL's path prefix, without the trailing '/'
   std::string verify_name;
   Poco::Net::Context::Ptr tls;  // null for http://
+
+  struct ExecTls {
+    std::string cert_pem;
+    std::string key_pem;
+    Poco::Net::Context::Ptr context;
+  };
+  std::mutex exec_tls_mu;
+  std::vector<ExecTls> exec_tls;  // the newest last
 
   std::mutex pool_mu;
   std::vector<std::unique_ptr<Connection>> idle;
@@ -208,11 +228,40 @@ ApiClient::Impl::Impl(const ApiConfig& cfg, const log::Logger* log, Sleeper slee
   }
 }
 
+Poco::Net::Context::Ptr ApiClient::Impl::connection_tls() {
+  if (!tls || !config.exec_credentials)
+    return tls;
+  const std::shared_ptr<const ExecCredential> credential = config.exec_credentials->credential();
+  if (credential->client_certificate_pem.empty())
+    return tls;
+  std::lock_guard lock(exec_tls_mu);
+  for (const ExecTls& entry : exec_tls) {
+    if (entry.cert_pem == credential->client_certificate_pem &&
+        entry.key_pem == credential->client_key_pem)
+      return entry.context;
+  }
+  ExecTls entry{credential->client_certificate_pem, credential->client_key_pem, {}};
+  try {
+    entry.context = make_client_tls(config, verify_name, entry.cert_pem, entry.key_pem);
+  } catch (const ClientCertificateError& e) {
+    throw ApiError(0, "",
+                   config.exec_credentials->describe() +
+                       " returned an unusable client certificate: " + e.what());
+  } catch (const ApiConfigError& e) {
+    throw ApiError(0, "", e.what());
+  }
+  if (exec_tls.size() >= kMaxExecTlsContexts)
+    exec_tls.erase(exec_tls.begin());
+  exec_tls.push_back(std::move(entry));
+  return exec_tls.back().context;
+}
+
 std::unique_ptr<Connection> ApiClient::Impl::connect(
-    std::chrono::milliseconds receive_timeout) const {
+    const Poco::Net::Context::Ptr& context, std::chrono::milliseconds receive_timeout) const {
   auto c = std::make_unique<Connection>();
-  if (tls) {
-    auto session = std::make_unique<RawSession<Poco::Net::HTTPSClientSession>>(host, port, tls);
+  c->tls = context;
+  if (context) {
+    auto session = std::make_unique<RawSession<Poco::Net::HTTPSClientSession>>(host, port, context);
     if (!config.tls_server_name.empty()) {
       // Poco sends the connect host as SNI unless the socket already names a
       // peer; the override must reach the server as well.
@@ -232,17 +281,28 @@ std::unique_ptr<Connection> ApiClient::Impl::connect(
   return c;
 }
 
-std::unique_ptr<Connection> ApiClient::Impl::take() {
+std::unique_ptr<Connection> ApiClient::Impl::take(const Poco::Net::Context::Ptr& context) {
+  std::vector<std::unique_ptr<Connection>> obsolete;  // closed outside the lock
   {
     std::lock_guard lock(pool_mu);
-    if (!idle.empty()) {
+    while (!idle.empty()) {
       auto c = std::move(idle.back());
       idle.pop_back();
+      if (c->tls != context) {
+        obsolete.push_back(std::move(c));
+        continue;
+      }
       c->reused = true;
       return c;
     }
   }
-  return connect(config.request_timeout);
+  return connect(context, config.request_timeout);
+}
+
+void ApiClient::Impl::drop_idle() {
+  std::vector<std::unique_ptr<Connection>> dropped;  // closed outside the lock
+  std::lock_guard lock(pool_mu);
+  dropped.swap(idle);
 }
 
 void ApiClient::Impl::give_back(std::unique_ptr<Connection> c) {
@@ -292,7 +352,8 @@ void ApiClient::Impl::open(Opened& out, std::string_view method, const std::stri
   for (int attempt = 0;; ++attempt) {
     bool reused = false;
     try {
-      out.connection = pooled ? take() : connect(receive_timeout);
+      const Poco::Net::Context::Ptr context = connection_tls();
+      out.connection = pooled ? take(context) : connect(context, receive_timeout);
       Connection& c = *out.connection;
       reused = c.reused;
       Poco::Net::HTTPRequest request(std::string(method), target, Poco::Net::HTTPMessage::HTTP_1_1);
@@ -357,10 +418,17 @@ bool ApiClient::Impl::retry_after_failure(int status,
                                           int attempts, bool& reauthenticated,
                                           std::string_view method, const std::string& target,
                                           const std::stop_token& stop) {
-  if (status == 401 && config.token && !reauthenticated) {
+  if (status == 401 && (config.token || config.exec_credentials) && !reauthenticated) {
     // The token may have been rotated since it was read: re-read and resend
     // once; a second 401 is the caller's to see.
-    config.token->invalidate();
+    if (config.token)
+      config.token->invalidate();
+    if (config.exec_credentials) {
+      // The plugin's next run may bring another certificate: the retry
+      // must not go out on a connection authenticated with the old one.
+      config.exec_credentials->invalidate();
+      drop_idle();
+    }
     reauthenticated = true;
     retries.fetch_add(1, std::memory_order_relaxed);
     return true;

@@ -8,6 +8,13 @@
 //     without the header they are not retried (the caller decides);
 //   - a 401 invalidates the token source and the request is sent once more
 //     with the re-read token;
+//   - an exec plugin's client certificate (config exec_credentials) is
+//     presented on every new connection: when a run brings another
+//     certificate, new connections use a TLS context made with it (contexts
+//     are cached by the certificate and key bytes), idle connections made
+//     with the old one are closed and open ones may finish; a 401 also
+//     closes the idle connections, so the retry handshakes with the
+//     certificate of the plugin's next run;
 //   - ordinary requests time out after config request_timeout (applied to
 //     the connect, to sending, and to every wait for reply bytes);
 //   - a kept-alive connection the server closed while idle is replaced once

@@ -26,6 +26,8 @@ class ApiConfigError : public std::runtime_error {
   using std::runtime_error::runtime_error;
 };
 
+class ExecCredentialSource;  // exec_credential_source.hpp
+
 struct ApiConfig {
   std::string server;  // "https://10.96.0.1:443", "https://[fd00::1]:6443"; http:// only in tests
   std::string ca_pem;  // PEM bundle that signs the server certificate; empty: system store
@@ -34,7 +36,11 @@ struct ApiConfig {
   std::string client_cert_pem;        // client certificate (with key_pem), empty: none
   std::string client_key_pem;
   std::shared_ptr<TokenSource> token;  // bearer token; null: none
-  std::string basic_username;          // kubeconfig username/password (rare); empty: none
+  // An exec user's plugin (whose token is `token`, an ExecTokenSource over
+  // the same source): the client certificate it returns, if any, is
+  // presented on every new connection; null: none.
+  std::shared_ptr<ExecCredentialSource> exec_credentials;
+  std::string basic_username;  // kubeconfig username/password (rare); empty: none
   std::string basic_password;
   std::string namespace_ = "default";  // the pod's namespace or the context's namespace
   std::string origin;                  // "in-cluster" or the kubeconfig path + context, for logs
@@ -63,7 +69,7 @@ ApiConfig in_cluster_config(const GetEnv& env, const std::filesystem::path& acco
 // empty) → cluster (server, certificate-authority[-data],
 // insecure-skip-tls-verify, tls-server-name) and user (client-certificate
 // [-data], client-key[-data], token, tokenFile, username/password, or an
-// `exec` credential plugin run as client-go does: exec_token_source.hpp).
+// `exec` credential plugin run as client-go does: exec_credential_source.hpp).
 // Relative paths resolve against the kubeconfig's folder. `auth-provider`
 // users, exec plugins for an http:// server or with interactiveMode Always
 // are refused with an ApiConfigError saying so.

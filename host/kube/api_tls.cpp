@@ -78,29 +78,29 @@ void trust_ca(SSL_CTX* ctx, const ApiConfig& config) {
   }
 }
 
-void use_client_certificate(SSL_CTX* ctx, const ApiConfig& config) {
-  auto certs = read_certificates(config.client_cert_pem);
+// Messages name what is wrong without saying whose certificate it is; the
+// callers add that.
+void use_client_certificate(SSL_CTX* ctx, const std::string& cert_pem, const std::string& key_pem) {
+  auto certs = read_certificates(cert_pem);
   if (certs.empty())
-    throw ApiConfigError(config.origin + ": the client certificate holds no PEM certificate");
+    throw ClientCertificateError("the client certificate holds no PEM certificate");
   if (SSL_CTX_use_certificate(ctx, certs.front().get()) != 1)
-    throw ApiConfigError(config.origin +
-                         ": cannot use the client certificate: " + openssl_errors());
+    throw ClientCertificateError("cannot use the client certificate: " + openssl_errors());
   for (size_t i = 1; i < certs.size(); ++i) {
     // add1: the context takes its own reference.
     if (SSL_CTX_add1_chain_cert(ctx, certs[i].get()) != 1)
-      throw ApiConfigError(config.origin +
-                           ": cannot use the client certificate chain: " + openssl_errors());
+      throw ClientCertificateError("cannot use the client certificate chain: " + openssl_errors());
   }
-  BioPtr bio = memory_bio(config.client_key_pem);
+  BioPtr bio = memory_bio(key_pem);
   KeyPtr key(PEM_read_bio_PrivateKey(bio.get(), nullptr, refuse_passphrase, nullptr));
-  if (!key)
-    throw ApiConfigError(
-        config.origin +
-        ": the client key is not an unencrypted PEM private key: " + openssl_errors());
-  if (SSL_CTX_use_PrivateKey(ctx, key.get()) != 1 || SSL_CTX_check_private_key(ctx) != 1)
-    throw ApiConfigError(
-        config.origin +
-        ": the client key does not match the client certificate: " + openssl_errors());
+  if (!key) {
+    throw ClientCertificateError("the client key is not an unencrypted PEM private key: " +
+                                 openssl_errors());
+  }
+  if (SSL_CTX_use_PrivateKey(ctx, key.get()) != 1 || SSL_CTX_check_private_key(ctx) != 1) {
+    throw ClientCertificateError("the client key does not match the client certificate: " +
+                                 openssl_errors());
+  }
 }
 
 void verify_peer(SSL_CTX* ctx, const ApiConfig& config, const std::string& verify_name) {
@@ -122,6 +122,25 @@ void verify_peer(SSL_CTX* ctx, const ApiConfig& config, const std::string& verif
 }  // namespace
 
 Poco::Net::Context::Ptr make_client_tls(const ApiConfig& config, const std::string& verify_name) {
+  try {
+    return make_client_tls(config, verify_name, config.client_cert_pem, config.client_key_pem);
+  } catch (const ClientCertificateError& e) {
+    throw ApiConfigError(config.origin + ": " + e.what());
+  }
+}
+
+void check_client_certificate(const std::string& cert_pem, const std::string& key_pem) {
+  struct CtxFree {
+    void operator()(SSL_CTX* c) const { SSL_CTX_free(c); }
+  };
+  const std::unique_ptr<SSL_CTX, CtxFree> ctx(SSL_CTX_new(TLS_client_method()));
+  if (!ctx)
+    throw ApiConfigError("cannot create a TLS context: " + openssl_errors());
+  use_client_certificate(ctx.get(), cert_pem, key_pem);
+}
+
+Poco::Net::Context::Ptr make_client_tls(const ApiConfig& config, const std::string& verify_name,
+                                        const std::string& cert_pem, const std::string& key_pem) {
   Poco::Net::Context::Params params;
   params.verificationMode = config.insecure_skip_verify ? Poco::Net::Context::VERIFY_NONE
                                                         : Poco::Net::Context::VERIFY_RELAXED;
@@ -139,8 +158,9 @@ Poco::Net::Context::Ptr make_client_tls(const ApiConfig& config, const std::stri
   context->enableExtendedCertificateVerification(false);
   if (!config.ca_pem.empty())
     trust_ca(ctx, config);
-  if (!config.client_cert_pem.empty() || !config.client_key_pem.empty())
-    use_client_certificate(ctx, config);
+  if (!cert_pem.empty() || !key_pem.empty()) {
+    use_client_certificate(ctx, cert_pem, key_pem);
+  }
   if (config.insecure_skip_verify) {
     SSL_CTX_set_verify(ctx, SSL_VERIFY_NONE, nullptr);
   } else {

@@ -18,4 +18,23 @@ namespace hami::kube {
 // Throws ApiConfigError when a PEM cannot be used.
 Poco::Net::Context::Ptr make_client_tls(const ApiConfig& config, const std::string& verify_name);
 
+// The client certificate (with its chain) and key given to make_client_tls
+// could not be used; the message says why, without saying whose they are.
+class ClientCertificateError : public ApiConfigError {
+ public:
+  using ApiConfigError::ApiConfigError;
+};
+
+// The same context with another client certificate and key (PEM; both
+// empty: none) than the config's: an exec plugin's. Throws
+// ClientCertificateError for the certificate and key, ApiConfigError
+// (naming config.origin) for the rest.
+Poco::Net::Context::Ptr make_client_tls(const ApiConfig& config, const std::string& verify_name,
+                                        const std::string& cert_pem, const std::string& key_pem);
+
+// Whether a client certificate (PEM, the leaf first) and its unencrypted
+// PEM key can be used: both parse and the key matches. Throws
+// ClientCertificateError.
+void check_client_certificate(const std::string& cert_pem, const std::string& key_pem);
+
 }  // namespace hami::kube

@@ -1,95 +1,33 @@
-// ExecTokenSource: the bearer token of a kubeconfig `exec` user, obtained
-// by running its client-go credential plugin (client.authentication.k8s.io
-// v1 or v1beta1) as client-go does:
-//   - the command runs without a shell, stdin from /dev/null, with this
-//     process's environment plus the user's env entries plus
-//     KUBERNETES_EXEC_INFO (spec.interactive false; spec.cluster when the
-//     user sets provideClusterInfo); bounded by a timeout (killed on expiry,
-//     with everything it started) and an output cap;
-//   - stdout is an ExecCredential (exec_credential.hpp); its token is kept
-//     until shortly before status.expirationTimestamp (10 s, or half the
-//     validity when shorter), without one until the server answers 401
-//     (invalidate());
-//   - a failing run makes token() throw ApiError (status 0) whose message
-//     names the user, the command and what went wrong (exit code and the
-//     tail of stderr, a timeout, a malformed ExecCredential). A token still
-//     valid (only due for refresh) keeps being used meanwhile. The command
-//     runs at most once per `min_rerun_interval` (1 s): within it a failed
-//     run's error is repeated, and a re-run after a 401 waits for it.
-// Helpers that return a client certificate are refused with a clear error:
-// the API client's TLS context is fixed when it is created.
-// Thread-safe: concurrent callers wait for one run.
+// ExecTokenSource: the bearer token of a kubeconfig `exec` user, taken from
+// an ExecCredentialSource (exec_credential_source.hpp: how the plugin runs,
+// caching, expiry, re-runs and errors). The same source may serve the
+// user's client certificate to the ApiClient (ApiConfig::exec_credentials);
+// one run then yields both. token() is empty when the plugin returned only
+// a client certificate.
 #pragma once
 
-#include <chrono>
-#include <functional>
-#include <mutex>
-#include <optional>
+#include <memory>
 #include <string>
-#include <utility>
-#include <vector>
 
-#include "kube/exec_credential.hpp"
+#include "kube/exec_credential_source.hpp"
 #include "kube/token_source.hpp"
 
 namespace hami::kube {
 
-// A kubeconfig user's exec section, ready to run.
-struct ExecPlugin {
-  std::string owner;        // for messages: "kubeconfig /root/.kube/config user \"eks\""
-  std::string api_version;  // kExecApiV1 or kExecApiV1beta1
-  // A path (relative ones already resolved against the kubeconfig's folder)
-  // or a bare name looked up in $PATH.
-  std::string command;
-  std::vector<std::string> args;
-  std::vector<std::pair<std::string, std::string>> env;
-  std::string install_hint;                // shown when the command is not found
-  std::optional<ExecClusterInfo> cluster;  // provideClusterInfo: true
-};
-
-struct ExecOptions {
-  using Clock = std::function<std::chrono::system_clock::time_point()>;
-  using Sleeper = std::function<void(std::chrono::milliseconds)>;
-  std::chrono::milliseconds timeout{std::chrono::seconds(30)};
-  size_t max_output = 1 << 20;
-  std::chrono::seconds refresh_margin{10};
-  std::chrono::milliseconds min_rerun_interval{std::chrono::seconds(1)};
-  Clock clock;      // empty: system_clock (expirationTimestamp is wall-clock time)
-  Sleeper sleeper;  // empty: std::this_thread::sleep_for
-};
-
 class ExecTokenSource final : public TokenSource {
  public:
+  explicit ExecTokenSource(std::shared_ptr<ExecCredentialSource> source);
   explicit ExecTokenSource(ExecPlugin plugin, ExecOptions options = {});
 
-  // Runs the command when no usable token is cached; throws ApiError.
+  // Throws ApiError when the plugin cannot produce a credential.
   std::string token() override;
   void invalidate() override;
 
-  const ExecPlugin& plugin() const { return plugin_; }
+  const ExecPlugin& plugin() const { return source_->plugin(); }
+  const std::shared_ptr<ExecCredentialSource>& source() const { return source_; }
 
  private:
-  using TimePoint = std::chrono::system_clock::time_point;
-  struct Cached {
-    std::string token;
-    std::optional<TimePoint> expires_at;
-    std::optional<TimePoint> refresh_at;
-  };
-
-  // One run of the command: the credential, or ExecRunError.
-  ExecCredential run() const;
-  std::vector<std::string> environment() const;
-  std::string describe() const;
-  // The cached token may still be sent: not rejected, not expired.
-  bool usable(TimePoint now) const;
-
-  ExecPlugin plugin_;
-  ExecOptions options_;
-  std::mutex mu_;
-  std::optional<Cached> cached_;
-  bool stale_ = false;
-  std::optional<TimePoint> last_run_;
-  std::string last_error_;  // the last run's failure; empty after a success
+  std::shared_ptr<ExecCredentialSource> source_;
 };
 
 }  // namespace hami::kube

@@ -121,7 +121,7 @@ void read_cluster(const Document& doc, const YAML::Node& entry, size_t index, Ap
         doc.reader().boolean(insecure, config::join_path(path, "insecure-skip-tls-verify"));
 }
 
-// users[i].user.exec: a client-go credential plugin (exec_token_source.hpp).
+// users[i].user.exec: a client-go credential plugin (exec_credential_source.hpp).
 ExecPlugin read_exec(const Document& doc, const YAML::Node& exec, const std::string& path,
                      const std::string& user_name, const ApiConfig& cluster) {
   if (!exec.IsMap())
@@ -245,8 +245,9 @@ void read_user(const Document& doc, const YAML::Node& entry, size_t index,
                                                        : nullptr;
     if (other != nullptr)
       doc.fail(path + ".exec cannot be combined with " + path + "." + other + ": use one of them");
-    out.token =
-        std::make_shared<ExecTokenSource>(read_exec(doc, exec, path + ".exec", user_name, out));
+    out.exec_credentials = std::make_shared<ExecCredentialSource>(
+        read_exec(doc, exec, path + ".exec", user_name, out));
+    out.token = std::make_shared<ExecTokenSource>(out.exec_credentials);
   }
   // A credential on a plain-HTTP connection travels in clear: refused,
   // whatever the server (the cluster is read before the user).

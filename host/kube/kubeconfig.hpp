@@ -7,8 +7,9 @@
 // does not know. Keys that would change how to authenticate or connect and
 // that this client cannot honour (user auth-provider, cluster proxy-url)
 // are refused rather than silently dropped. An exec user becomes an
-// ExecTokenSource (exec_token_source.hpp); its plugin runs at the first
-// request, never while parsing.
+// ExecCredentialSource (exec_credential_source.hpp) serving the token and
+// the client certificate; its plugin runs at the first request, never while
+// parsing.
 #pragma once
 
 #include <filesystem>

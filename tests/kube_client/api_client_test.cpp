@@ -78,7 +78,7 @@ ApiError error_of(const std::function<void()>& f) {
 
 class ApiClientTest : public ::testing::Test {
  protected:
-  ApiClientTest() : server_(FakeApiServerOptions{false, "tok", 10000}) {}
+  ApiClientTest() : server_(FakeApiServerOptions{false, "tok", 10000, {}}) {}
   FakeApiServer server_;
   RecordingSleeper sleeper_;
 };

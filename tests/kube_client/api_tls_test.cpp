@@ -42,7 +42,7 @@ PemIdentity other_identity() {
 
 class ApiTlsTest : public ::testing::Test {
  protected:
-  ApiTlsTest() : server_(FakeApiServerOptions{true, "", 10000}) {}
+  ApiTlsTest() : server_(FakeApiServerOptions{true, "", 10000, {}}) {}
 
   ApiConfig config() const {
     ApiConfig c;

@@ -39,7 +39,7 @@ ApiConfig config_with(const FakeApiServer& server, std::shared_ptr<TokenSource> 
 }
 
 TEST(ExecApiClient, TokenGoesInTheAuthorizationHeader) {
-  FakeApiServer server(FakeApiServerOptions{false, "tok-1", 100});
+  FakeApiServer server(FakeApiServerOptions{false, "tok-1", 100, {}});
   server.apply(node_json("gpu-1"));
   ExecHelper helper(print_token());
   FakeClock clock(kStart);
@@ -55,7 +55,7 @@ TEST(ExecApiClient, TokenGoesInTheAuthorizationHeader) {
 }
 
 TEST(ExecApiClient, UnauthorizedReRunsThePlugin) {
-  FakeApiServer server(FakeApiServerOptions{false, "tok-1", 100});
+  FakeApiServer server(FakeApiServerOptions{false, "tok-1", 100, {}});
   server.apply(node_json("gpu-1"));
   ExecHelper helper(print_token());
   FakeClock clock(kStart);
@@ -77,7 +77,7 @@ TEST(ExecApiClient, UnauthorizedReRunsThePlugin) {
 }
 
 TEST(ExecApiClient, FailingPluginFailsTheRequestWithItsError) {
-  FakeApiServer server(FakeApiServerOptions{false, "tok-1", 100});
+  FakeApiServer server(FakeApiServerOptions{false, "tok-1", 100, {}});
   ExecHelper helper("echo 'aws: token expired, run aws sso login' >&2\nexit 255");
   FakeClock clock(kStart);
   ApiClient client(
@@ -100,7 +100,7 @@ TEST(ExecApiClient, FailingPluginFailsTheRequestWithItsError) {
 }
 
 TEST(ExecApiClient, KubeconfigExecUserOverTls) {
-  FakeApiServer server(FakeApiServerOptions{true, "tok-1", 100});
+  FakeApiServer server(FakeApiServerOptions{true, "tok-1", 100, {}});
   server.apply(node_json("gpu-1"));
   // The command is relative to the kubeconfig's folder.
   ExecHelper helper("printf '%s' \"$KUBERNETES_EXEC_INFO\" > \"$dir/info\"\n" + print_token(),

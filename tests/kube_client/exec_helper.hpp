@@ -10,7 +10,7 @@
 #include <string>
 #include <vector>
 
-#include "kube/exec_token_source.hpp"
+#include "kube/exec_credential_source.hpp"
 #include "temp_dir.hpp"
 
 namespace hami::kube::testing {

@@ -251,15 +251,15 @@ TEST(ExecTokenSource, WrongApiVersion) {
                 "\"client.authentication.k8s.io/v1beta1\" (the kubeconfig's exec.apiVersion)");
 }
 
-TEST(ExecTokenSource, ClientCertificateIsRefused) {
+TEST(ExecTokenSource, UnparsableClientCertificateIsAFailedRun) {
   ExecHelper helper(
       "printf '%s' '{\"kind\":\"ExecCredential\",\"apiVersion\":\"client.authentication.k8s.io/"
       "v1\",\"status\":{\"clientCertificateData\":\"c\",\"clientKeyData\":\"k\"}}'");
   ExecTokenSource source(helper.plugin());
   EXPECT_EQ(error_of([&] { source.token(); }),
             "kubeconfig /k user \"u\": exec command \"" + helper.script().string() +
-                "\" returned a client certificate, which is not supported: only status.token "
-                "can be used");
+                "\" returned an unusable client certificate: the client certificate holds no "
+                "PEM certificate");
 }
 
 TEST(ExecTokenSource, CommandNotFoundShowsTheInstallHint) {

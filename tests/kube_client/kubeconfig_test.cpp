@@ -224,6 +224,9 @@ users:
   EXPECT_EQ(plugin.install_hint, "install the AWS CLI");
   EXPECT_FALSE(plugin.cluster.has_value());
   EXPECT_TRUE(config.client_cert_pem.empty());
+  // One plugin run serves the token and the client certificate.
+  ASSERT_NE(config.exec_credentials, nullptr);
+  EXPECT_EQ(config.exec_credentials, dynamic_cast<const ExecTokenSource&>(*config.token).source());
 }
 
 TEST(Kubeconfig, ExecV1beta1DefaultsItsInteractiveModeAndGetsClusterInfo) {

@@ -8,12 +8,17 @@
 #include <Poco/Net/HTTPServerRequestImpl.h>
 #include <Poco/Net/HTTPServerResponse.h>
 #include <Poco/Net/SecureServerSocket.h>
+#include <Poco/Net/SecureStreamSocket.h>
 #include <Poco/Net/ServerSocket.h>
 #include <Poco/Net/SocketAddress.h>
 #include <Poco/Net/StreamSocket.h>
+#include <Poco/Net/X509Certificate.h>
 #include <Poco/StreamCopier.h>
 #include <Poco/ThreadPool.h>
 #include <Poco/URI.h>
+#include <openssl/err.h>
+#include <openssl/pem.h>
+#include <openssl/ssl.h>
 
 #include <stdexcept>
 #include <thread>
@@ -24,6 +29,7 @@
 #include "fake_server_state.hpp"
 #include "fake_status.hpp"
 #include "fake_watch.hpp"
+#include "server/openssl_handles.hpp"
 #include "server/tls_context.hpp"
 
 namespace hami::testing {
@@ -42,6 +48,42 @@ std::string media_type(const std::string& content_type) {
     t.pop_back();
   }
   return t;
+}
+
+// Clients must present a certificate that chains to one of `ca_pem`'s.
+void require_client_certificates(SSL_CTX* ctx, const std::string& ca_pem) {
+  server::BioPtr bio(BIO_new_mem_buf(ca_pem.data(), static_cast<int>(ca_pem.size())));
+  int added = 0;
+  while (bio) {
+    server::X509Ptr cert(PEM_read_bio_X509(bio.get(), nullptr, nullptr, nullptr));
+    if (!cert)
+      break;
+    if (X509_STORE_add_cert(SSL_CTX_get_cert_store(ctx), cert.get()) != 1 ||
+        SSL_CTX_add_client_CA(ctx, cert.get()) != 1) {
+      throw std::runtime_error("FakeApiServer: cannot trust the client CA: " +
+                               server::openssl_errors());
+    }
+    ++added;
+  }
+  ERR_clear_error();
+  if (added == 0)
+    throw std::invalid_argument("FakeApiServer: client_ca_pem holds no PEM certificate");
+  SSL_CTX_set_verify(ctx, SSL_VERIFY_PEER | SSL_VERIFY_FAIL_IF_NO_PEER_CERT, nullptr);
+}
+
+// The subject CN of the request's verified client certificate, if any.
+std::string client_common_name(Poco::Net::HTTPServerRequest& request) {
+  auto* impl = dynamic_cast<Poco::Net::HTTPServerRequestImpl*>(&request);
+  if (impl == nullptr)
+    return {};
+  try {
+    Poco::Net::SecureStreamSocket secure(impl->socket());
+    if (!secure.havePeerCertificate())
+      return {};
+    return secure.peerCertificate().commonName();
+  } catch (const Poco::Exception&) {
+    return {};  // a plain socket: no client certificate
+  }
 }
 
 // Counts running handlers so the destructor can wait for them.
@@ -81,6 +123,7 @@ class RequestHandler : public Poco::Net::HTTPRequestHandler {
     }
     record.content_type = request.get("Content-Type", "");
     record.authorization = request.get("Authorization", "");
+    record.client_cn = client_common_name(request);
     Poco::StreamCopier::copyToString(request.stream(), record.body);
     const fake::Query query(record.query);
     record.watch = record.method == "GET" && query.flag("watch");
@@ -249,7 +292,12 @@ FakeApiServer::FakeApiServer(FakeApiServerOptions options)
   if (impl_->options.tls) {
     config::TlsConfig tls_config;
     tls_config.self_signed = true;
+    // Every connection handshakes in full, so each shows its own client
+    // certificate.
+    tls_config.session_resumption = impl_->options.client_ca_pem.empty();
     impl_->tls = server::make_server_tls(tls_config);
+    if (!impl_->options.client_ca_pem.empty())
+      require_client_certificates(impl_->tls->context->sslContext(), impl_->options.client_ca_pem);
     socket = std::make_unique<Poco::Net::SecureServerSocket>(address, 64, impl_->tls->context);
   } else {
     socket = std::make_unique<Poco::Net::ServerSocket>(address, 64);

@@ -57,6 +57,9 @@ struct FakeApiServerOptions {
   bool tls = false;        // serve HTTPS with a self-signed certificate (ca_pem())
   std::string token;       // required bearer token; empty: no authentication
   size_t history = 10000;  // write events kept for watch resumption
+  // With tls: clients must present a certificate signed by one of these
+  // (PEM); the handshake fails otherwise. Empty: none asked for.
+  std::string client_ca_pem;
 };
 
 struct RecordedRequest {
@@ -65,6 +68,7 @@ struct RecordedRequest {
   std::string query;  // raw, without '?'
   std::string content_type;
   std::string authorization;
+  std::string client_cn;  // subject CN of the verified client certificate; empty: none
   std::string body;
   int status = 0;  // what the server answered
   bool watch = false;
