@@ -42,6 +42,13 @@ const Value* member(const Value& object, std::string_view key) noexcept {
   return &it->value;
 }
 
+std::string string_or_empty(const Value& object, std::string_view key) {
+  if (!object.IsObject())
+    return {};
+  const Value* v = member(object, key);
+  return v != nullptr && v->IsString() ? std::string(view_of(*v)) : std::string();
+}
+
 const Value* optional_object(const Value& object, std::string_view key, const JsonPath& at) {
   const Value* found = member(object, key);
   if (found != nullptr && !found->IsObject())

@@ -7,6 +7,7 @@
 #include <rapidjson/document.h>
 
 #include <optional>
+#include <string>
 #include <string_view>
 
 #include "k8s/json_path.hpp"
@@ -24,6 +25,11 @@ std::string_view type_name(const Value& value) noexcept;
 
 // The member `key` of `object`, or nullptr when absent or null.
 const Value* member(const Value& object, std::string_view key) noexcept;
+
+// Member `key` of `object` when it is a string; empty when it is absent,
+// null or of another type, or `object` is no object: for reads where a
+// missing value and an empty one mean the same.
+std::string string_or_empty(const Value& object, std::string_view key);
 
 inline std::string_view view_of(const Value& string) noexcept {
   return {string.GetString(), string.GetStringLength()};

@@ -6,18 +6,11 @@
 #include <cstdio>
 #include <ctime>
 
+#include "k8s/json_read.hpp"
+
 namespace hami::kube {
 
 namespace {
-
-std::string string_member(const rapidjson::Value& object, const char* key) {
-  if (!object.IsObject())
-    return {};
-  const auto it = object.FindMember(key);
-  if (it == object.MemberEnd() || !it->value.IsString())
-    return {};
-  return {it->value.GetString(), it->value.GetStringLength()};
-}
 
 int int_member(const rapidjson::Value& object, const char* key) {
   if (!object.IsObject())
@@ -37,10 +30,10 @@ LeaseRecord lease_record(const rapidjson::Value& lease) {
   const auto spec = lease.FindMember("spec");
   if (spec == lease.MemberEnd() || !spec->value.IsObject())
     return r;
-  r.holder = string_member(spec->value, "holderIdentity");
+  r.holder = k8s::json::string_or_empty(spec->value, "holderIdentity");
   r.duration_seconds = int_member(spec->value, "leaseDurationSeconds");
-  r.acquire_time = string_member(spec->value, "acquireTime");
-  r.renew_time = string_member(spec->value, "renewTime");
+  r.acquire_time = k8s::json::string_or_empty(spec->value, "acquireTime");
+  r.renew_time = k8s::json::string_or_empty(spec->value, "renewTime");
   r.transitions = int_member(spec->value, "leaseTransitions");
   return r;
 }
@@ -51,7 +44,7 @@ std::string lease_resource_version(const rapidjson::Value& lease) {
   const auto meta = lease.FindMember("metadata");
   if (meta == lease.MemberEnd())
     return {};
-  return string_member(meta->value, "resourceVersion");
+  return k8s::json::string_or_empty(meta->value, "resourceVersion");
 }
 
 std::string micro_time(std::chrono::system_clock::time_point t) {

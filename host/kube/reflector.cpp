@@ -4,6 +4,7 @@
 #include <random>
 #include <utility>
 
+#include "k8s/json_read.hpp"
 #include "kube/watch_event.hpp"
 #include "log/logger.hpp"
 
@@ -18,12 +19,6 @@ const Value* member(const Value& object, std::string_view key) {
     return nullptr;
   const auto it = object.FindMember(Value(rapidjson::StringRef(key.data(), key.size())));
   return it == object.MemberEnd() ? nullptr : &it->value;
-}
-
-std::string string_member(const Value& object, std::string_view key) {
-  const Value* v = member(object, key);
-  return v != nullptr && v->IsString() ? std::string(v->GetString(), v->GetStringLength())
-                                       : std::string();
 }
 
 std::string describe(const ApiError& e) {
@@ -274,8 +269,8 @@ bool Reflector::list(std::stop_token stop) {
           throw ApiError(reply.status, "", options_.name + " list reply is not a JSON object");
         if (const Value* meta = member(page, "metadata")) {
           if (first)
-            relist.resource_version = string_member(*meta, "resourceVersion");
-          continue_token = string_member(*meta, "continue");
+            relist.resource_version = k8s::json::string_or_empty(*meta, "resourceVersion");
+          continue_token = k8s::json::string_or_empty(*meta, "continue");
         } else {
           continue_token.clear();
         }

@@ -3,6 +3,7 @@
 #include <rapidjson/error/en.h>
 
 #include "cluster/revision.hpp"
+#include "k8s/json_read.hpp"
 
 namespace hami::kube {
 
@@ -15,12 +16,6 @@ const Value* member(const Value& object, std::string_view key) {
     return nullptr;
   const auto it = object.FindMember(Value(rapidjson::StringRef(key.data(), key.size())));
   return it == object.MemberEnd() ? nullptr : &it->value;
-}
-
-std::string string_member(const Value& object, std::string_view key) {
-  const Value* v = member(object, key);
-  return v != nullptr && v->IsString() ? std::string(v->GetString(), v->GetStringLength())
-                                       : std::string();
 }
 
 }  // namespace
@@ -39,7 +34,7 @@ WatchEvent parse_watch_event(std::string_view line) {
   }
   if (!event.document.IsObject())
     throw WatchEventError("watch event is not a JSON object");
-  const std::string type = string_member(event.document, "type");
+  const std::string type = k8s::json::string_or_empty(event.document, "type");
   if (type == "ADDED") {
     event.type = WatchEventType::Added;
   } else if (type == "MODIFIED") {
@@ -59,8 +54,8 @@ WatchEvent parse_watch_event(std::string_view line) {
   if (event.type == WatchEventType::Error) {
     if (const Value* code = member(*object, "code"); code != nullptr && code->IsInt())
       event.code = code->GetInt();
-    event.reason = string_member(*object, "reason");
-    event.message = string_member(*object, "message");
+    event.reason = k8s::json::string_or_empty(*object, "reason");
+    event.message = k8s::json::string_or_empty(*object, "message");
     return event;
   }
   event.resource_version = resource_version_of(*object);
@@ -75,10 +70,10 @@ std::string object_key(const Value& object) {
   const Value* meta = member(object, "metadata");
   if (meta == nullptr)
     return {};
-  std::string name = string_member(*meta, "name");
+  std::string name = k8s::json::string_or_empty(*meta, "name");
   if (name.empty())
     return {};
-  std::string ns = string_member(*meta, "namespace");
+  std::string ns = k8s::json::string_or_empty(*meta, "namespace");
   if (ns.empty())
     return name;
   ns += '/';
@@ -95,12 +90,12 @@ std::pair<std::string, std::string> split_object_key(std::string_view key) {
 
 std::string resource_version_of(const Value& object) {
   const Value* meta = member(object, "metadata");
-  return meta != nullptr ? string_member(*meta, "resourceVersion") : std::string();
+  return meta != nullptr ? k8s::json::string_or_empty(*meta, "resourceVersion") : std::string();
 }
 
 std::string uid_of(const Value& object) {
   const Value* meta = member(object, "metadata");
-  return meta != nullptr ? string_member(*meta, "uid") : std::string();
+  return meta != nullptr ? k8s::json::string_or_empty(*meta, "uid") : std::string();
 }
 
 bool resource_version_newer(std::string_view candidate, std::string_view stored) {

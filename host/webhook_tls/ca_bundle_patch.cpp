@@ -6,19 +6,11 @@
 #include <rapidjson/writer.h>
 
 #include "k8s/json_depth.hpp"
+#include "k8s/json_read.hpp"
 #include "platform/base64.hpp"
 
 namespace hami::webhook_tls {
 namespace {
-
-std::string_view string_member(const rapidjson::Value& object, const char* key) {
-  if (!object.IsObject())
-    return {};
-  const auto it = object.FindMember(key);
-  if (it == object.MemberEnd() || !it->value.IsString())
-    return {};
-  return {it->value.GetString(), it->value.GetStringLength()};
-}
 
 const rapidjson::Value* object_member(const rapidjson::Value& object, const char* key) {
   if (!object.IsObject())
@@ -51,7 +43,7 @@ CaBundlePatch ca_bundle_patch(std::string_view configuration_json,
   const rapidjson::Value* meta = object_member(doc, "metadata");
   if (meta == nullptr)
     throw WebhookConfigurationFormatError("MutatingWebhookConfiguration reply has no metadata");
-  const std::string_view version = string_member(*meta, "resourceVersion");
+  const std::string_view version = k8s::json::string_or_empty(*meta, "resourceVersion");
   if (version.empty()) {
     throw WebhookConfigurationFormatError(
         "MutatingWebhookConfiguration reply has no metadata.resourceVersion");
@@ -75,12 +67,12 @@ CaBundlePatch ca_bundle_patch(std::string_view configuration_json,
     for (rapidjson::SizeType i = 0; i < list.Size(); ++i) {
       const rapidjson::Value* client = object_member(list[i], "clientConfig");
       const rapidjson::Value* service = client ? object_member(*client, "service") : nullptr;
-      if (service == nullptr || string_member(*service, "name") != service_name ||
-          string_member(*service, "namespace") != service_namespace) {
+      if (service == nullptr || k8s::json::string_or_empty(*service, "name") != service_name ||
+          k8s::json::string_or_empty(*service, "namespace") != service_namespace) {
         continue;
       }
       ++out.matched;
-      if (string_member(*client, "caBundle") == encoded)
+      if (k8s::json::string_or_empty(*client, "caBundle") == encoded)
         continue;
       ++out.outdated;
       w.StartObject();
