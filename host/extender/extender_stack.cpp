@@ -1,6 +1,7 @@
 #include "extender/extender_stack.hpp"
 
 #include <algorithm>
+#include <cstdlib>
 #include <mutex>
 
 #include "cluster/file_cluster.hpp"
@@ -60,6 +61,35 @@ std::unique_ptr<kube::LeaderDetector> make_leader(const config::HostConfig& conf
   elector_config.qps = 0;
   return std::make_unique<kube::LeaseElector>(
       std::make_shared<kube::ApiClient>(std::move(elector_config), &logger), std::move(o));
+}
+
+std::string env_or(const std::string& given, const char* name) {
+  if (!given.empty())
+    return given;
+  const char* value = std::getenv(name);
+  return value != nullptr ? value : "";
+}
+
+// The leader's role labeler, or null (logged) when there is nothing to label.
+std::unique_ptr<kube::RoleLabeler> make_roles(const config::HostConfig& config,
+                                              const std::shared_ptr<kube::ApiClient>& api,
+                                              const ExtenderStackOptions& options,
+                                              const log::Logger& logger) {
+  const auto& le = config.cluster.leader_election;
+  if (!api || le.role_label.empty())
+    return nullptr;
+  kube::RoleLabelOptions o;
+  o.namespace_ = env_or(options.pod_namespace, "POD_NAMESPACE");
+  o.own_pod = options.pod_name.empty() ? kube::leader_identity("") : options.pod_name;
+  o.selector = le.role_selector;
+  o.key = le.role_label;
+  o.logger = &logger;
+  if (o.namespace_.empty()) {
+    logger.info("scheduler role labels off",
+                {{"label", o.key}, {"reason", "POD_NAMESPACE is not set"}});
+    return nullptr;
+  }
+  return std::make_unique<kube::RoleLabeler>(api, std::move(o));
 }
 
 }  // namespace
@@ -172,9 +202,16 @@ std::unique_ptr<ExtenderStack> make_extender_stack(const config::HostConfig& con
       *stack->cluster, registry.devices(), registry.scheduling(), std::move(options));
   stack->admission_view = std::make_unique<scheduling::LedgerAdmissionView>(
       stack->scheduler->ledger(), *stack->cluster, registry.devices());
+  stack->roles = make_roles(config, stack->api, stack_options, logger);
+  // HAMi's pass (reference §3.4): the role labels, then the nodes.
   stack->health = std::make_unique<scheduling::HealthLoop>(
       *stack->scheduler, *stack->cluster, stack_options.health_period,
-      [self] { return self->synced() && self->leader->is_leader(); });
+      [self] { return self->synced() && self->leader->is_leader(); },
+      [self] {
+        if (self->roles)
+          (void)self->roles->refresh();
+        self->scheduler->check_node_health();
+      });
 
   const std::string mode = kubernetes ? mode_name(config.cluster.leader_election.mode) : "none";
   stack->leader->on_change([self, &logger, mode](bool leader, const std::string& detail) {

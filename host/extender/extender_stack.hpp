@@ -11,7 +11,9 @@
 //   "cluster cache not synced: <sync status>"   until the first full sync,
 //   "not the leader: <why>"                     while another replica leads.
 // The registration loop runs only while leader; gaining leadership and the
-// first sync wake it.
+// first sync wake it. Each of its passes first refreshes the scheduler role
+// labels (kube::RoleLabeler, cluster.leaderElection.roleLabel) when there
+// is a pod namespace ($POD_NAMESPACE).
 //
 // Use from the app:
 //   auto stack = extender::make_extender_stack(config, registry, logger);
@@ -34,6 +36,7 @@
 #include "kube/api_client.hpp"
 #include "kube/kube_cluster.hpp"
 #include "kube/leader_detector.hpp"
+#include "kube/leader_role_labels.hpp"
 #include "log/logger.hpp"
 #include "plugins/plugin_registry.hpp"
 #include "scheduling/health_loop.hpp"
@@ -48,6 +51,9 @@ struct ExtenderStack {
   std::unique_ptr<cluster::ClusterState> cluster;
   kube::KubernetesClusterState* kube = nullptr;  // `cluster` when kubernetes, else null
   std::unique_ptr<kube::LeaderDetector> leader;
+  // The leader's scheduler role labels; null unless kubernetes with a
+  // roleLabel and a pod namespace.
+  std::unique_ptr<kube::RoleLabeler> roles;
   std::unique_ptr<scheduling::Scheduler> scheduler;
   std::unique_ptr<admission::AdmissionClusterView> admission_view;
   std::unique_ptr<scheduling::HealthLoop> health;
@@ -76,6 +82,10 @@ struct ExtenderStackOptions {
   // Identity for leader detection; empty: leaderElection.identity, else
   // $POD_NAME, else the host name.
   std::string identity;
+  // The scheduler pods' namespace and this process's pod for the role
+  // labels; empty: $POD_NAMESPACE, and $POD_NAME else the host name.
+  std::string pod_namespace;
+  std::string pod_name;
   // Metrics hooks, may be empty: every node lock attempt (cluster/node_lock.hpp)
   // and every re-watch / relist of the Kubernetes caches (kube_cluster.hpp).
   std::function<void(cluster::NodeLockOutcome, std::chrono::nanoseconds)> node_lock_observer;

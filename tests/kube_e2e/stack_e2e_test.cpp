@@ -220,6 +220,111 @@ TEST_F(StackE2E, FollowerAnswersNotTheLeader) {
   EXPECT_EQ(stack->scheduler->bind("ml", "p", "uid-p", "gpu-a"), "");
 }
 
+std::string kube_scheduler_lease(std::string_view holder, std::string_view renew) {
+  return R"({"apiVersion":"coordination.k8s.io/v1","kind":"Lease","metadata":{"name":"kube-scheduler","namespace":"kube-system"},"spec":{"holderIdentity":")" +
+         std::string(holder) + R"(","leaseDurationSeconds":15,"renewTime":")" + std::string(renew) +
+         R"("}})";
+}
+
+std::string scheduler_pod(std::string_view name) {
+  return json{{"apiVersion", "v1"},
+              {"kind", "Pod"},
+              {"metadata",
+               {{"name", name},
+                {"namespace", "hami-system"},
+                {"labels", {{"app.kubernetes.io/component", "hami-scheduler"}}}}},
+              {"spec", {{"containers", json::array({{{"name", "c"}, {"image", "i"}}})}}}}
+      .dump();
+}
+
+std::string role_of(const FakeApiServer& fake, std::string_view pod) {
+  const json p = stored(fake, "Pod", "hami-system", pod);
+  const auto& labels = p["metadata"]["labels"];
+  return labels.contains("hami.io/scheduler-role")
+             ? labels["hami.io/scheduler-role"].get<std::string>()
+             : "<none>";
+}
+
+size_t pod_writes(const FakeApiServer& fake) {
+  size_t n = 0;
+  for (const auto& r : fake.requests()) {
+    if (r.method == "PATCH" && r.path.rfind("/api/v1/namespaces/hami-system/pods", 0) == 0)
+      ++n;
+  }
+  return n;
+}
+
+struct RoleLabelsE2E : StackE2E {
+  std::unique_ptr<extender::ExtenderStack> follow_stack(const std::string& pod) {
+    auto config = host_config(kubeconfig);
+    config.cluster.leader_election.mode = config::LeaderMode::follow;
+    extender::ExtenderStackOptions options;
+    options.identity = pod;
+    options.pod_name = pod;
+    options.pod_namespace = "hami-system";
+    options.health_period = 50ms;
+    auto stack = extender::make_extender_stack(config, plugins.registry, logger, options);
+    EXPECT_TRUE(stack->kube->wait_synced(10s)) << stack->sync_status();
+    return stack;
+  }
+};
+
+TEST_F(RoleLabelsE2E, ALeaderChangeFlipsTheLabels) {
+  fake.apply(namespace_object("hami-system"));
+  fake.apply(gpu_node("gpu-a", 1));
+  fake.apply(scheduler_pod("sched-a"));
+  fake.apply(scheduler_pod("sched-b"));
+  fake.apply(kube_scheduler_lease("sched-a_1", "2026-07-20T09:41:00.000000Z"));
+  auto a = follow_stack("sched-a");
+  auto b = follow_stack("sched-b");
+  ASSERT_TRUE(eventually([&] {
+    return role_of(fake, "sched-a") == "leader" && role_of(fake, "sched-b") == "follower";
+  })) << role_of(fake, "sched-a")
+      << " " << role_of(fake, "sched-b");
+
+  // kube-scheduler on B's host takes the lease: B labels itself leader.
+  fake.apply(kube_scheduler_lease("sched-b_2", "2026-07-20T09:41:30.000000Z"));
+  ASSERT_TRUE(eventually([&] {
+    return role_of(fake, "sched-a") == "follower" && role_of(fake, "sched-b") == "leader";
+  })) << role_of(fake, "sched-a")
+      << " " << role_of(fake, "sched-b");
+
+  // Right values are not written again: passes go on, writes do not.
+  fake.clear_requests();
+  const unsigned passes = b->health->passes();
+  ASSERT_TRUE(eventually([&] { return b->health->passes() >= passes + 3; }));
+  EXPECT_EQ(pod_writes(fake), 0u);
+}
+
+TEST_F(RoleLabelsE2E, AFollowerWritesNoLabel) {
+  fake.apply(namespace_object("hami-system"));
+  fake.apply(gpu_node("gpu-a", 1));
+  fake.apply(scheduler_pod("sched-a"));
+  fake.apply(scheduler_pod("sched-b"));
+  fake.apply(kube_scheduler_lease("elsewhere_1", "2026-07-20T09:41:00.000000Z"));
+  auto b = follow_stack("sched-b");
+  ASSERT_TRUE(eventually([&] { return b->leader->holder() == "elsewhere_1"; }));
+  fake.clear_requests();
+  // Many loop periods go by (50 ms each); none may write as a follower.
+  std::this_thread::sleep_for(500ms);
+  EXPECT_EQ(pod_writes(fake), 0u);
+  EXPECT_EQ(role_of(fake, "sched-a"), "<none>");
+  EXPECT_EQ(role_of(fake, "sched-b"), "<none>");
+  EXPECT_EQ(b->health->passes(), 0u);
+}
+
+TEST_F(RoleLabelsE2E, WithoutLeaderElectionTheInstanceLabelsItself) {
+  fake.apply(namespace_object("hami-system"));
+  fake.apply(scheduler_pod("sched-a"));
+  auto config = host_config(kubeconfig);
+  extender::ExtenderStackOptions options;
+  options.pod_name = "sched-a";
+  options.pod_namespace = "hami-system";
+  auto stack = extender::make_extender_stack(config, plugins.registry, logger, options);
+  ASSERT_TRUE(eventually([&] { return role_of(fake, "sched-a") == "leader"; }))
+      << role_of(fake, "sched-a");
+}
+
 // Per device: memory, cores and slots handed out by the pods' allocation
 // annotations on the API server.
 struct DeviceUse {
