@@ -103,7 +103,7 @@ SchedulerHost::SchedulerHost(const config::HostConfig& config, const log::Logger
   // Read at scrape time; scrapes end with the servers, before the stack goes.
   observability::add_leader_metrics(metrics_->registry(),
                                     {.is_leader = [this] { return extender_->leader->is_leader(); },
-                                     .synced = [this] { return extender_->synced(); }});
+                                     .synced = [this] { return extender_->view_synced(); }});
 
   const auto make_router = [this] {
     auto router = std::make_shared<server::Router>(&logger_);

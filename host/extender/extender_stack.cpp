@@ -126,7 +126,21 @@ std::string ExtenderStack::sync_status() const {
 std::string ExtenderStack::gate() const {
   if (!synced())
     return "cluster cache not synced: " + sync_status();
-  return leader ? leader->gate() : std::string();
+  if (leader) {
+    if (std::string reason = leader->gate(); !reason.empty())
+      return reason;
+  }
+  if (kube != nullptr) {
+    if (std::string status = term.status(); !status.empty())
+      return "not ready: " + status;
+  }
+  return {};
+}
+
+bool ExtenderStack::view_synced() const {
+  if (!synced())
+    return false;
+  return kube == nullptr || !leader || !leader->is_leader() || term.synced();
 }
 
 void ExtenderStack::on_cluster_sync(
@@ -207,19 +221,36 @@ std::unique_ptr<ExtenderStack> make_extender_stack(const config::HostConfig& con
   stack->health = std::make_unique<scheduling::HealthLoop>(
       *stack->scheduler, *stack->cluster, stack_options.health_period,
       [self] { return self->synced() && self->leader->is_leader(); },
-      [self] {
+      [self, &logger, hook = stack_options.pass_done_hook] {
+        // The term is captured first: a pass that began before a failover
+        // must not mark the term after it synced.
+        const uint64_t term = self->term.begin_pass();
         if (self->roles)
           (void)self->roles->refresh();
         self->scheduler->check_node_health();
+        if (hook)
+          hook();
+        if (!self->term.complete_pass(term)) {
+          logger.info("registration pass of an earlier leadership term not counted",
+                      {{"pass_term", std::to_string(term)},
+                       {"current_term", std::to_string(self->term.current())}});
+        }
       });
 
   const std::string mode = kubernetes ? mode_name(config.cluster.leader_election.mode) : "none";
   stack->leader->on_change([self, &logger, mode](bool leader, const std::string& detail) {
-    logger.info(leader ? "leadership gained" : "leadership lost",
-                {{"mode", mode}, {"detail", detail}});
+    // A new term before the loop is woken: its pass belongs to this term.
+    self->term.change(leader);
+    logger.info(
+        leader ? "leadership gained" : "leadership lost",
+        {{"mode", mode}, {"detail", detail}, {"term", std::to_string(self->term.current())}});
     if (leader && self->health)
       self->health->wake();
   });
+  // Leader from the start (election off): the first term. The detectors that
+  // elect or follow are not started yet, so no flip can race this.
+  if (stack->leader->is_leader())
+    stack->term.change(true);
   if (stack->kube != nullptr) {
     stack->kube->on_sync_change([self, &logger](bool synced, const std::string& detail) {
       if (synced) {

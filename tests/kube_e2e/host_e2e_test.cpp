@@ -104,6 +104,8 @@ TEST_F(HostE2E, GpuPodGoesWebhookFilterBind) {
   ASSERT_FALSE(uid.empty());
   auto& stack = host->extender();
   ASSERT_TRUE(eventually([&] { return stack.cluster->pod("ml", "train") != nullptr; }));
+  // The first registration pass of the leadership term is done.
+  ASSERT_TRUE(eventually([&] { return stack.gate().empty(); })) << stack.gate();
 
   // 2. Filter (NodeNames, nodeCacheCapable) as kube-scheduler sends it.
   const json filter_args = {{"Pod", created},

@@ -3,6 +3,8 @@
 // the fault run — 200 pods filtered and bound while the server drops
 // watches, expires resourceVersions and answers 409s and 500s; afterwards no
 // GPU is over-allocated and every pod is bound or has a clear error.
+#include <condition_variable>
+#include <functional>
 #include <map>
 #include <mutex>
 #include <set>
@@ -37,6 +39,8 @@ struct StackE2E : ::testing::Test {
     config.scheduler.allocate_at = allocate_at;
     auto stack = extender::make_extender_stack(config, plugins.registry, logger, options);
     EXPECT_TRUE(stack->kube->wait_synced(10s)) << stack->sync_status();
+    // Leader (election off) once a registration pass of its term is done.
+    EXPECT_TRUE(eventually([&] { return stack->gate().empty(); })) << stack->gate();
     return stack;
   }
 
@@ -217,6 +221,7 @@ TEST_F(StackE2E, FollowerAnswersNotTheLeader) {
   ASSERT_TRUE(eventually([&] {
     return annotation(stored(fake, "Node", "", "gpu-a"), "hami.io/node-handshake") != "<none>";
   }));
+  ASSERT_TRUE(eventually([&] { return stack->gate().empty(); })) << stack->gate();
   EXPECT_EQ(stack->scheduler->bind("ml", "p", "uid-p", "gpu-a"), "");
 }
 
@@ -255,14 +260,17 @@ size_t pod_writes(const FakeApiServer& fake) {
 }
 
 struct RoleLabelsE2E : StackE2E {
-  std::unique_ptr<extender::ExtenderStack> follow_stack(const std::string& pod) {
+  std::unique_ptr<extender::ExtenderStack> follow_stack(const std::string& pod,
+                                                        std::chrono::milliseconds period = 50ms,
+                                                        std::function<void()> pass_done_hook = {}) {
     auto config = host_config(kubeconfig);
     config.cluster.leader_election.mode = config::LeaderMode::follow;
     extender::ExtenderStackOptions options;
     options.identity = pod;
     options.pod_name = pod;
     options.pod_namespace = "hami-system";
-    options.health_period = 50ms;
+    options.health_period = period;
+    options.pass_done_hook = std::move(pass_done_hook);
     auto stack = extender::make_extender_stack(config, plugins.registry, logger, options);
     EXPECT_TRUE(stack->kube->wait_synced(10s)) << stack->sync_status();
     return stack;
@@ -323,6 +331,99 @@ TEST_F(RoleLabelsE2E, WithoutLeaderElectionTheInstanceLabelsItself) {
   auto stack = extender::make_extender_stack(config, plugins.registry, logger, options);
   ASSERT_TRUE(eventually([&] { return role_of(fake, "sched-a") == "leader"; }))
       << role_of(fake, "sched-a");
+}
+
+// Holds registration passes at their end while armed: the n-th pass that
+// arrives after arm() waits until release(n) (each wait bounded), so a test
+// decides when a pass completes.
+class PassGate {
+ public:
+  void arm() {
+    std::lock_guard guard(mu_);
+    armed_ = true;
+  }
+  // The hook.
+  void pass_done() {
+    std::unique_lock lock(mu_);
+    if (!armed_)
+      return;
+    const unsigned index = ++entered_;
+    cv_.notify_all();
+    cv_.wait_for(lock, 20s, [&] { return released_ >= index; });
+  }
+  bool wait_entered(unsigned count) {
+    std::unique_lock lock(mu_);
+    return cv_.wait_for(lock, 10s, [&] { return entered_ >= count; });
+  }
+  void release(unsigned count) {
+    {
+      std::lock_guard guard(mu_);
+      released_ = count;
+    }
+    cv_.notify_all();
+  }
+  void release_all() { release(1000); }
+
+ private:
+  std::mutex mu_;
+  std::condition_variable cv_;
+  bool armed_ = false;
+  unsigned entered_ = 0;
+  unsigned released_ = 0;
+};
+
+// HAMi's failover race A -> B -> A: A's pass that began while it first led
+// completes only after A leads again. It must not make A's new term ready;
+// /filter waits for a pass that began in the new term.
+TEST_F(RoleLabelsE2E, ALatePassOfAnEarlierTermDoesNotMakeTheNewTermReady) {
+  fake.apply(namespace_object("hami-system"));
+  fake.apply(gpu_node("gpu-a", 1));
+  fake.apply(scheduler_pod("sched-a"));
+  fake.apply(scheduler_pod("sched-b"));
+  fake.apply(kube_scheduler_lease("sched-a_1", "2026-07-20T09:41:00.000000Z"));
+  PassGate gate;
+  // Passes of A run only when woken (the period is far beyond the test).
+  auto a = follow_stack("sched-a", 10min, [&gate] { gate.pass_done(); });
+  auto b = follow_stack("sched-b", 10min);
+  ASSERT_TRUE(eventually([&] { return a->gate().empty(); })) << a->gate();
+  EXPECT_EQ(a->term.current(), 1u);
+  create_pod(gpu_pod("ml", "p", "uid-p", 1000, 0), {a.get()});
+  const auto p = model(gpu_pod("ml", "p", "uid-p", 1000, 0));
+  const std::vector<std::string> names = {"gpu-a"};
+  ASSERT_EQ(a->scheduler->filter(p, names).error, "");
+
+  // A pass of term 1 starts and is held at its end.
+  gate.arm();
+  a->health->wake();
+  ASSERT_TRUE(gate.wait_entered(1));
+  const unsigned passes = a->health->passes();
+
+  // B leads, then A again: term 3 (2 was the term without leadership).
+  fake.apply(kube_scheduler_lease("sched-b_2", "2026-07-20T09:41:30.000000Z"));
+  ASSERT_TRUE(eventually([&] { return !a->leader->is_leader() && b->leader->is_leader(); }));
+  ASSERT_TRUE(eventually([&] { return b->gate().empty(); })) << b->gate();
+  fake.apply(kube_scheduler_lease("sched-a_3", "2026-07-20T09:42:00.000000Z"));
+  ASSERT_TRUE(eventually([&] { return a->leader->is_leader() && a->term.current() == 3u; }))
+      << a->term.current();
+
+  // The late pass of term 1 completes; the wake of term 3 starts the next
+  // pass, which is held in its turn.
+  gate.release(1);
+  ASSERT_TRUE(gate.wait_entered(2));
+  EXPECT_EQ(a->health->passes(), passes + 1);
+  EXPECT_FALSE(a->term.synced());
+  EXPECT_FALSE(a->view_synced());
+  EXPECT_EQ(a->gate(), "not ready: registration pass of leadership term 3 not completed yet");
+  EXPECT_EQ(a->scheduler->filter(p, names).error,
+            "not ready: registration pass of leadership term 3 not completed yet");
+  EXPECT_EQ(a->scheduler->bind("ml", "p", "uid-p", "gpu-a"),
+            "not ready: registration pass of leadership term 3 not completed yet");
+
+  // The pass of term 3 completes: A schedules again.
+  gate.release_all();
+  ASSERT_TRUE(eventually([&] { return a->gate().empty(); })) << a->gate();
+  EXPECT_TRUE(a->view_synced());
+  EXPECT_EQ(a->scheduler->filter(p, names).error, "");
 }
 
 // Per device: memory, cores and slots handed out by the pods' allocation
