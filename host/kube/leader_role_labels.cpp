@@ -15,32 +15,39 @@ std::string pods_path(const std::string& namespace_) {
   return "/api/v1/namespaces/" + namespace_ + "/pods";
 }
 
-// metadata.name and the current value of `key` of one listed pod; false
-// when the item has no name.
-bool read_pod(const rapidjson::Value& item, const std::string& key, std::string& name,
-              std::string& value, bool& has_value) {
-  if (!item.IsObject())
-    return false;
-  const auto meta = item.FindMember("metadata");
-  if (meta == item.MemberEnd() || !meta->value.IsObject())
-    return false;
-  const auto n = meta->value.FindMember("name");
-  if (n == meta->value.MemberEnd() || !n->value.IsString())
-    return false;
-  name.assign(n->value.GetString(), n->value.GetStringLength());
-  has_value = false;
-  const auto labels = meta->value.FindMember("labels");
-  if (labels != meta->value.MemberEnd() && labels->value.IsObject()) {
-    const auto v = labels->value.FindMember(rapidjson::StringRef(key.data(), key.size()));
-    if (v != labels->value.MemberEnd() && v->value.IsString()) {
-      value.assign(v->value.GetString(), v->value.GetStringLength());
-      has_value = true;
-    }
-  }
-  return true;
-}
-
 }  // namespace
+
+std::optional<std::vector<RolePod>> parse_role_pods(std::string_view body, const std::string& key) {
+  rapidjson::Document doc;
+  doc.Parse(body.data(), body.size());
+  if (doc.HasParseError() || !doc.IsObject())
+    return std::nullopt;
+  const auto items = doc.FindMember("items");
+  if (items == doc.MemberEnd() || !items->value.IsArray())
+    return std::nullopt;
+  std::vector<RolePod> pods;
+  for (const auto& item : items->value.GetArray()) {
+    if (!item.IsObject())
+      continue;
+    const auto meta = item.FindMember("metadata");
+    if (meta == item.MemberEnd() || !meta->value.IsObject())
+      continue;
+    const auto name = meta->value.FindMember("name");
+    if (name == meta->value.MemberEnd() || !name->value.IsString())
+      continue;
+    RolePod pod;
+    pod.name.assign(name->value.GetString(), name->value.GetStringLength());
+    const auto labels = meta->value.FindMember("labels");
+    if (labels != meta->value.MemberEnd() && labels->value.IsObject()) {
+      const auto value =
+          labels->value.FindMember(rapidjson::Value(rapidjson::StringRef(key.data(), key.size())));
+      if (value != labels->value.MemberEnd() && value->value.IsString())
+        pod.role.emplace(value->value.GetString(), value->value.GetStringLength());
+    }
+    pods.push_back(std::move(pod));
+  }
+  return pods;
+}
 
 std::string role_label_patch_body(const std::string& key, const std::string& value) {
   cluster::PodMetadataPatch patch;
@@ -74,45 +81,39 @@ RoleLabelPass RoleLabeler::refresh() {
   std::string list_query = pods_path(options_.namespace_);
   if (!options_.selector.empty())
     list_query += "?labelSelector=" + query_escape(options_.selector);
-  rapidjson::Document doc;
+  std::optional<std::vector<RolePod>> pods;
   try {
     const ApiResponse reply = client_->get(list_query);
-    doc.Parse(reply.body.data(), reply.body.size());
+    pods = parse_role_pods(reply.body, options_.key);
   } catch (const std::exception& e) {
     fail("list pods " + options_.namespace_ + " (" + options_.selector + "): " + e.what(), "");
     return pass;
   }
-  const auto items = doc.IsObject() ? doc.FindMember("items") : rapidjson::Value::MemberIterator();
-  if (!doc.IsObject() || items == doc.MemberEnd() || !items->value.IsArray()) {
+  if (!pods) {
     fail("list pods " + options_.namespace_ + " (" + options_.selector +
              "): the reply is not a PodList",
          "");
     return pass;
   }
-  for (const auto& item : items->value.GetArray()) {
-    std::string name;
-    std::string value;
-    bool has_value = false;
-    if (!read_pod(item, options_.key, name, value, has_value))
-      continue;
+  for (const RolePod& pod : *pods) {
     ++pass.pods;
-    const std::string want = name == options_.own_pod ? kRoleLeader : kRoleFollower;
-    if (has_value && value == want)
+    const std::string want = pod.name == options_.own_pod ? kRoleLeader : kRoleFollower;
+    if (pod.role == want)
       continue;
     try {
-      client_->patch(pods_path(options_.namespace_) + "/" + name, PatchType::merge,
+      client_->patch(pods_path(options_.namespace_) + "/" + pod.name, PatchType::merge,
                      role_label_patch_body(options_.key, want));
       ++pass.patched;
       if (options_.logger) {
         options_.logger->info("scheduler role label written", {{"namespace", options_.namespace_},
-                                                               {"pod", name},
+                                                               {"pod", pod.name},
                                                                {"label", options_.key},
                                                                {"value", want}});
       }
     } catch (const std::exception& e) {
-      fail("patch pod " + options_.namespace_ + "/" + name + " label " + options_.key + "=" + want +
-               ": " + e.what(),
-           name);
+      fail("patch pod " + options_.namespace_ + "/" + pod.name + " label " + options_.key + "=" +
+               want + ": " + e.what(),
+           pod.name);
     }
   }
   return pass;

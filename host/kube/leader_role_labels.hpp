@@ -12,7 +12,9 @@
 
 #include <cstddef>
 #include <memory>
+#include <optional>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "kube/api_client.hpp"
@@ -57,6 +59,16 @@ class RoleLabeler {
   std::shared_ptr<ApiClient> client_;
   RoleLabelOptions options_;
 };
+
+// One listed pod: its name and the current value of the role label.
+struct RolePod {
+  std::string name;
+  std::optional<std::string> role;  // nullopt: no such label (or not a string)
+};
+
+// The pods of a PodList reply (items without a metadata.name are skipped);
+// nullopt when `body` is not a JSON object with an `items` array.
+std::optional<std::vector<RolePod>> parse_role_pods(std::string_view body, const std::string& key);
 
 // The body of the label write: {"metadata":{"labels":{"<key>":"<value>"}}}.
 std::string role_label_patch_body(const std::string& key, const std::string& value);

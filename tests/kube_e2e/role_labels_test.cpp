@@ -145,6 +145,30 @@ TEST_F(RoleLabels, AFailedListIsNamedAndNothingIsWritten) {
   EXPECT_EQ(role_of(fake, "hami-system", "sched-a"), "<none>");
 }
 
+TEST(RoleLabelList, ReadsNamesAndRolesSkippingItemsWithoutAName) {
+  const auto pods = kube::parse_role_pods(
+      R"({"kind":"PodList","items":[{"metadata":{"name":"a","labels":{"hami.io/scheduler-role":"leader"}}},)"
+      R"({"metadata":{"name":"b","labels":{"hami.io/scheduler-role":7}}},{"metadata":{"labels":{}}},)"
+      R"(3,{"metadata":{"name":"c"}}]})",
+      "hami.io/scheduler-role");
+  ASSERT_TRUE(pods);
+  ASSERT_EQ(pods->size(), 3u);
+  EXPECT_EQ((*pods)[0].name, "a");
+  EXPECT_EQ((*pods)[0].role, "leader");
+  EXPECT_EQ((*pods)[1].name, "b");
+  EXPECT_FALSE((*pods)[1].role);
+  EXPECT_EQ((*pods)[2].name, "c");
+  EXPECT_FALSE((*pods)[2].role);
+}
+
+TEST(RoleLabelList, NotAPodListIsNullopt) {
+  EXPECT_FALSE(kube::parse_role_pods("", "k"));
+  EXPECT_FALSE(kube::parse_role_pods("[]", "k"));
+  EXPECT_FALSE(kube::parse_role_pods(R"({"items":{}})", "k"));
+  EXPECT_FALSE(kube::parse_role_pods(R"({"items":[)", "k"));
+  EXPECT_TRUE(kube::parse_role_pods(R"({"items":[]})", "k"));
+}
+
 TEST(RoleLabelOptions, RequiredValuesAreChecked) {
   FakeApiServer fake;
   kube::RoleLabelOptions o;
