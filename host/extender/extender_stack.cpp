@@ -195,6 +195,11 @@ std::unique_ptr<ExtenderStack> make_extender_stack(const config::HostConfig& con
   }
   stack->leader =
       make_leader(config, api_config ? &*api_config : nullptr, stack->api, identity, logger);
+  // Leader from the start (election off): the first term, before any pass
+  // can run. The detectors that elect or follow start last, so no flip can
+  // race this.
+  if (stack->leader->is_leader())
+    stack->term.change(true);
 
   scheduling::SchedulerOptions options;
   options.scheduler_name = config.scheduler.name;
@@ -225,8 +230,10 @@ std::unique_ptr<ExtenderStack> make_extender_stack(const config::HostConfig& con
         // The term is captured first: a pass that began before a failover
         // must not mark the term after it synced.
         const uint64_t term = self->term.begin_pass();
-        if (self->roles)
-          (void)self->roles->refresh();
+        if (self->roles) {
+          (void)self->roles->refresh(
+              [self, term] { return self->term.current() == term && self->leader->is_leader(); });
+        }
         self->scheduler->check_node_health();
         if (hook)
           hook();
@@ -247,10 +254,6 @@ std::unique_ptr<ExtenderStack> make_extender_stack(const config::HostConfig& con
     if (leader && self->health)
       self->health->wake();
   });
-  // Leader from the start (election off): the first term. The detectors that
-  // elect or follow are not started yet, so no flip can race this.
-  if (stack->leader->is_leader())
-    stack->term.change(true);
   if (stack->kube != nullptr) {
     stack->kube->on_sync_change([self, &logger](bool synced, const std::string& detail) {
       if (synced) {

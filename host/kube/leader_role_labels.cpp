@@ -67,7 +67,7 @@ RoleLabeler::RoleLabeler(std::shared_ptr<ApiClient> client, RoleLabelOptions opt
     throw std::invalid_argument("role labels: the label key is empty");
 }
 
-RoleLabelPass RoleLabeler::refresh() {
+RoleLabelPass RoleLabeler::refresh(const std::function<bool()>& may_write) {
   RoleLabelPass pass;
   const auto fail = [&](std::string error, const std::string& pod) {
     if (options_.logger) {
@@ -100,6 +100,10 @@ RoleLabelPass RoleLabeler::refresh() {
     const std::string want = pod.name == options_.own_pod ? kRoleLeader : kRoleFollower;
     if (pod.role == want)
       continue;
+    if (may_write && !may_write()) {
+      pass.stopped = true;
+      return pass;
+    }
     try {
       client_->patch(pods_path(options_.namespace_) + "/" + pod.name, PatchType::merge,
                      role_label_patch_body(options_.key, want));

@@ -11,6 +11,7 @@
 #pragma once
 
 #include <cstddef>
+#include <functional>
 #include <memory>
 #include <optional>
 #include <string>
@@ -43,6 +44,7 @@ struct RoleLabelPass {
   size_t pods = 0;                  // pods the selector matched
   size_t patched = 0;               // pods whose label was written
   std::vector<std::string> errors;  // one per failed request, naming the pod or the list
+  bool stopped = false;             // may_write said no before a write
 };
 
 class RoleLabeler {
@@ -50,8 +52,11 @@ class RoleLabeler {
   // Throws std::invalid_argument when namespace_, own_pod or key is empty.
   RoleLabeler(std::shared_ptr<ApiClient> client, RoleLabelOptions options);
 
-  // One pass as the leader (see above). Never throws.
-  RoleLabelPass refresh();
+  // One pass as the leader (see above). Never throws. `may_write`, when
+  // given, is asked before every write: false (leadership lost since the
+  // pass began) ends the pass, so a former leader's late pass does not
+  // undo the new leader's labels.
+  RoleLabelPass refresh(const std::function<bool()>& may_write = {});
 
   const RoleLabelOptions& options() const { return options_; }
 

@@ -131,6 +131,19 @@ TEST_F(RoleLabels, AFailedPatchIsNamedAndRetriedByTheNextRefresh) {
   EXPECT_EQ(role_of(fake, "hami-system", "sched-b"), "follower");
 }
 
+TEST_F(RoleLabels, LeadershipLostDuringAPassStopsItsWrites) {
+  fake.apply(scheduler_pod("hami-system", "sched-a", ""));
+  fake.apply(scheduler_pod("hami-system", "sched-b", ""));
+  int asked = 0;
+  // Leading for the first write only.
+  const kube::RoleLabelPass pass = labeler.refresh([&asked] { return ++asked == 1; });
+  EXPECT_TRUE(pass.stopped);
+  EXPECT_EQ(pass.patched, 1u);
+  EXPECT_EQ(asked, 2);
+  EXPECT_EQ(role_of(fake, "hami-system", "sched-a"), "leader");
+  EXPECT_EQ(role_of(fake, "hami-system", "sched-b"), "<none>");
+}
+
 TEST_F(RoleLabels, AFailedListIsNamedAndNothingIsWritten) {
   fake.apply(scheduler_pod("hami-system", "sched-a", ""));
   fake.fail_next("GET", "/api/v1/namespaces/hami-system/pods", 500);
