@@ -92,6 +92,17 @@ std::string leader_summary(const config::LeaderElectionConfig& le) {
   }
 }
 
+std::string role_labels_summary(const config::LeaderElectionConfig& le,
+                                const std::string& pod_namespace, const std::string& own_pod) {
+  if (le.role_label.empty())
+    return "off (cluster.leaderElection.roleLabel empty)";
+  const std::string pods = le.role_selector.empty() ? "every pod" : "pods " + le.role_selector;
+  if (pod_namespace.empty())
+    return "none written: POD_NAMESPACE is not set (" + le.role_label + " on " + pods + ")";
+  return le.role_label + "=leader on " + own_pod + ", =follower on the other " + pods +
+         " in namespace " + pod_namespace;
+}
+
 std::string kubernetes_client_summary(const config::KubernetesConfig& kubernetes) {
   std::ostringstream out;
   out << "kubernetes client: qps " << kubernetes.qps;

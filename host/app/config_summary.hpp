@@ -17,6 +17,12 @@ std::string listeners_summary(const config::HostConfig& config);
 // lease and identity.
 std::string leader_summary(const config::LeaderElectionConfig& leader);
 
+// "leader role labels: ..." without the key: the label the leader writes,
+// on which pods, in `pod_namespace` ($POD_NAMESPACE; empty: none written),
+// naming `own_pod`; or off when the label is empty.
+std::string role_labels_summary(const config::LeaderElectionConfig& leader,
+                                const std::string& pod_namespace, const std::string& own_pod);
+
 // "kubernetes client: qps Q, burst B, request timeout Ts, events API".
 std::string kubernetes_client_summary(const config::KubernetesConfig& kubernetes);
 

@@ -60,6 +60,12 @@ std::string probe_api_server(kube::ApiConfig api) {
   }
 }
 
+// $POD_NAMESPACE, empty when unset.
+std::string pod_namespace() {
+  const char* value = std::getenv("POD_NAMESPACE");
+  return value != nullptr ? value : "";
+}
+
 // "config FILE", or what stands for the built-in defaults.
 std::string config_heading(const config::HostConfig& config) {
   return config.source.empty() ? "config (built-in defaults, no --config)"
@@ -250,7 +256,11 @@ int SchedulerApp::check_config(const config::HostConfig& config) {
       std::cout << "cluster: kubernetes " << api->server << " (" << api->origin << "), "
                 << probe_api_server(*api) << "\n"
                 << kubernetes_client_summary(config.cluster.kubernetes)
-                << "leader election: " << leader_summary(config.cluster.leader_election) << "\n";
+                << "leader election: " << leader_summary(config.cluster.leader_election) << "\n"
+                << "leader role labels: "
+                << role_labels_summary(config.cluster.leader_election, pod_namespace(),
+                                       kube::leader_identity(""))
+                << "\n";
     } else {
       std::cout << "cluster: file";
       if (!config.cluster.file.empty())

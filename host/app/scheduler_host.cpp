@@ -11,6 +11,7 @@
 #include "config/listen_address.hpp"
 #include "extender/extender_service.hpp"
 #include "hami/plugin.h"
+#include "observability/leader_metrics.hpp"
 #include "observability/metrics_routes.hpp"
 #include "server/health_routes.hpp"
 
@@ -99,6 +100,10 @@ SchedulerHost::SchedulerHost(const config::HostConfig& config, const log::Logger
 
   metrics_->plugins().record_loaded(registry_);
   metrics_->add_cluster(*extender_->scheduler, *extender_->cluster, registry_.devices());
+  // Read at scrape time; scrapes end with the servers, before the stack goes.
+  observability::add_leader_metrics(metrics_->registry(),
+                                    {.is_leader = [this] { return extender_->leader->is_leader(); },
+                                     .synced = [this] { return extender_->view_synced(); }});
 
   const auto make_router = [this] {
     auto router = std::make_shared<server::Router>(&logger_);

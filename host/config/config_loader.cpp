@@ -285,7 +285,7 @@ void read_kubernetes(const YamlReader& r, const YAML::Node& node, KubernetesConf
 void read_leader_election(const YamlReader& r, const YAML::Node& node, LeaderElectionConfig& out) {
   r.expect_mapping(node, "cluster.leaderElection",
                    {"mode", "leaseNamespace", "leaseName", "identity", "leaseDurationSeconds",
-                    "renewDeadlineSeconds", "retryPeriodSeconds"});
+                    "renewDeadlineSeconds", "retryPeriodSeconds", "roleLabel", "roleSelector"});
   if (node.IsNull())
     return;
   if (const auto n = node["mode"]) {
@@ -300,6 +300,10 @@ void read_leader_election(const YamlReader& r, const YAML::Node& node, LeaderEle
     out.lease_name = r.string(n, "cluster.leaderElection.leaseName", false);
   if (const auto n = node["identity"])
     out.identity = r.string(n, "cluster.leaderElection.identity", true);
+  if (const auto n = node["roleLabel"])
+    out.role_label = r.string(n, "cluster.leaderElection.roleLabel", true);
+  if (const auto n = node["roleSelector"])
+    out.role_selector = r.string(n, "cluster.leaderElection.roleSelector", true);
   const auto seconds = [&](const char* key, int& field) {
     if (const auto n = node[key]) {
       field = static_cast<int>(r.integer(n, join_path("cluster.leaderElection", key), 1, kMaxInt));

@@ -174,6 +174,12 @@ struct LeaderElectionConfig {
   int lease_duration_seconds = 15;
   int renew_deadline_seconds = 10;
   int retry_period_seconds = 2;
+  // HAMi's role labels (reference §1.8): on every registration pass the
+  // leader labels the pods matching role_selector in $POD_NAMESPACE — its
+  // own pod ($POD_NAME, else the host name) role_label=leader, the others
+  // role_label=follower. An empty role_label writes no labels.
+  std::string role_label = "hami.io/scheduler-role";
+  std::string role_selector = "app.kubernetes.io/component=hami-scheduler";
 };
 
 struct ClusterConfig {

@@ -1,6 +1,7 @@
 #include "extender/extender_stack.hpp"
 
 #include <algorithm>
+#include <cstdlib>
 #include <mutex>
 
 #include "cluster/file_cluster.hpp"
@@ -62,6 +63,35 @@ std::unique_ptr<kube::LeaderDetector> make_leader(const config::HostConfig& conf
       std::make_shared<kube::ApiClient>(std::move(elector_config), &logger), std::move(o));
 }
 
+std::string env_or(const std::string& given, const char* name) {
+  if (!given.empty())
+    return given;
+  const char* value = std::getenv(name);
+  return value != nullptr ? value : "";
+}
+
+// The leader's role labeler, or null (logged) when there is nothing to label.
+std::unique_ptr<kube::RoleLabeler> make_roles(const config::HostConfig& config,
+                                              const std::shared_ptr<kube::ApiClient>& api,
+                                              const ExtenderStackOptions& options,
+                                              const log::Logger& logger) {
+  const auto& le = config.cluster.leader_election;
+  if (!api || le.role_label.empty())
+    return nullptr;
+  kube::RoleLabelOptions o;
+  o.namespace_ = env_or(options.pod_namespace, "POD_NAMESPACE");
+  o.own_pod = options.pod_name.empty() ? kube::leader_identity("") : options.pod_name;
+  o.selector = le.role_selector;
+  o.key = le.role_label;
+  o.logger = &logger;
+  if (o.namespace_.empty()) {
+    logger.info("scheduler role labels off",
+                {{"label", o.key}, {"reason", "POD_NAMESPACE is not set"}});
+    return nullptr;
+  }
+  return std::make_unique<kube::RoleLabeler>(api, std::move(o));
+}
+
 }  // namespace
 
 ExtenderStack::~ExtenderStack() {
@@ -96,7 +126,21 @@ std::string ExtenderStack::sync_status() const {
 std::string ExtenderStack::gate() const {
   if (!synced())
     return "cluster cache not synced: " + sync_status();
-  return leader ? leader->gate() : std::string();
+  if (leader) {
+    if (std::string reason = leader->gate(); !reason.empty())
+      return reason;
+  }
+  if (kube != nullptr) {
+    if (std::string status = term.status(); !status.empty())
+      return "not ready: " + status;
+  }
+  return {};
+}
+
+bool ExtenderStack::view_synced() const {
+  if (!synced())
+    return false;
+  return kube == nullptr || !leader || !leader->is_leader() || term.synced();
 }
 
 void ExtenderStack::on_cluster_sync(
@@ -151,6 +195,11 @@ std::unique_ptr<ExtenderStack> make_extender_stack(const config::HostConfig& con
   }
   stack->leader =
       make_leader(config, api_config ? &*api_config : nullptr, stack->api, identity, logger);
+  // Leader from the start (election off): the first term, before any pass
+  // can run. The detectors that elect or follow start last, so no flip can
+  // race this.
+  if (stack->leader->is_leader())
+    stack->term.change(true);
 
   scheduling::SchedulerOptions options;
   options.scheduler_name = config.scheduler.name;
@@ -172,14 +221,36 @@ std::unique_ptr<ExtenderStack> make_extender_stack(const config::HostConfig& con
       *stack->cluster, registry.devices(), registry.scheduling(), std::move(options));
   stack->admission_view = std::make_unique<scheduling::LedgerAdmissionView>(
       stack->scheduler->ledger(), *stack->cluster, registry.devices());
+  stack->roles = make_roles(config, stack->api, stack_options, logger);
+  // HAMi's pass (reference §3.4): the role labels, then the nodes.
   stack->health = std::make_unique<scheduling::HealthLoop>(
       *stack->scheduler, *stack->cluster, stack_options.health_period,
-      [self] { return self->synced() && self->leader->is_leader(); });
+      [self] { return self->synced() && self->leader->is_leader(); },
+      [self, &logger, hook = stack_options.pass_done_hook] {
+        // The term is captured first: a pass that began before a failover
+        // must not mark the term after it synced.
+        const uint64_t term = self->term.begin_pass();
+        if (self->roles) {
+          (void)self->roles->refresh(
+              [self, term] { return self->term.current() == term && self->leader->is_leader(); });
+        }
+        self->scheduler->check_node_health();
+        if (hook)
+          hook();
+        if (!self->term.complete_pass(term)) {
+          logger.info("registration pass of an earlier leadership term not counted",
+                      {{"pass_term", std::to_string(term)},
+                       {"current_term", std::to_string(self->term.current())}});
+        }
+      });
 
   const std::string mode = kubernetes ? mode_name(config.cluster.leader_election.mode) : "none";
   stack->leader->on_change([self, &logger, mode](bool leader, const std::string& detail) {
-    logger.info(leader ? "leadership gained" : "leadership lost",
-                {{"mode", mode}, {"detail", detail}});
+    // A new term before the loop is woken: its pass belongs to this term.
+    self->term.change(leader);
+    logger.info(
+        leader ? "leadership gained" : "leadership lost",
+        {{"mode", mode}, {"detail", detail}, {"term", std::to_string(self->term.current())}});
     if (leader && self->health)
       self->health->wake();
   });

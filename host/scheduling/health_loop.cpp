@@ -7,11 +7,14 @@
 
 namespace hami::scheduling {
 
-namespace {}  // namespace
-
 HealthLoop::HealthLoop(Scheduler& scheduler, cluster::ClusterState& cluster,
-                       std::chrono::milliseconds period, std::function<bool()> active)
-    : scheduler_(scheduler), cluster_(cluster), period_(period), active_(std::move(active)) {
+                       std::chrono::milliseconds period, std::function<bool()> active,
+                       std::function<void()> pass)
+    : scheduler_(scheduler),
+      cluster_(cluster),
+      period_(period),
+      active_(std::move(active)),
+      pass_(std::move(pass)) {
   cluster_.watch(*this);
   thread_ = std::thread([this] { run(); });
 }
@@ -55,8 +58,12 @@ void HealthLoop::run() {
     woken_ = false;
     lock.unlock();
     const bool active = !active_ || active_();
-    if (active)
-      scheduler_.check_node_health();
+    if (active) {
+      if (pass_)
+        pass_();
+      else
+        scheduler_.check_node_health();
+    }
     lock.lock();
     if (active) {
       ++passes_;

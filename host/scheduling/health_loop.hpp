@@ -9,7 +9,9 @@
 //     (handshake, node lock, other annotations) do not wake it, so a pass
 //     never triggers an endless series of passes,
 // and only while `active` says so (the leader; followers skip the pass and
-// count nothing). The owner wakes the loop when leadership is gained.
+// count nothing). The owner wakes the loop when leadership is gained. A
+// pass is `pass` when given (the owner's wrapper around the health check:
+// role labels, the leadership term), else Scheduler::check_node_health.
 #pragma once
 
 #include <chrono>
@@ -29,9 +31,10 @@ namespace hami::scheduling {
 class HealthLoop final : private cluster::ClusterWatcher {
  public:
   // Watches `cluster` (the scheduler's) for node changes; both must outlive
-  // the loop. `active` empty: always active.
+  // the loop. `active` empty: always active. `pass` empty:
+  // scheduler.check_node_health().
   HealthLoop(Scheduler& scheduler, cluster::ClusterState& cluster, std::chrono::milliseconds period,
-             std::function<bool()> active = {});
+             std::function<bool()> active = {}, std::function<void()> pass = {});
   ~HealthLoop() override;
   HealthLoop(const HealthLoop&) = delete;
   HealthLoop& operator=(const HealthLoop&) = delete;
@@ -60,6 +63,7 @@ class HealthLoop final : private cluster::ClusterWatcher {
   cluster::ClusterState& cluster_;
   std::chrono::milliseconds period_;
   std::function<bool()> active_;
+  std::function<void()> pass_;
   mutable std::mutex mu_;
   std::condition_variable cv_;
   bool stop_ = false;

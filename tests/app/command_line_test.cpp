@@ -269,16 +269,19 @@ TEST_F(CommandLine, WithoutConfigTheBuiltInDefaultsApply) {
                        " context c), API server not reachable: "),
             std::string::npos)
       << r.out;
-  EXPECT_NE(r.out.find("kubernetes client: qps 20, burst 40, request timeout 30s, events v1\n"
-                       "leader election: none (always the leader)\n"
-                       "scheduler: hami-scheduler (node policy binpack (plugin default), gpu "
-                       "policy spread (plugin default), allocate at filter)\n"
-                       "scheduler.nodeLock: timeout 300s, pod-group retry 28s\n"
-                       "plugins.deviceConfigFile: none (each device plugin's defaults)\n"
-                       "plugins.admission: vgpu {}\n"
-                       "metrics: /metrics on the webhook listener, legacy names off\n"
-                       "log: level info, format text\n"),
-            std::string::npos)
+  EXPECT_NE(
+      r.out.find("kubernetes client: qps 20, burst 40, request timeout 30s, events v1\n"
+                 "leader election: none (always the leader)\n"
+                 "leader role labels: none written: POD_NAMESPACE is not set "
+                 "(hami.io/scheduler-role on pods app.kubernetes.io/component=hami-scheduler)\n"
+                 "scheduler: hami-scheduler (node policy binpack (plugin default), gpu "
+                 "policy spread (plugin default), allocate at filter)\n"
+                 "scheduler.nodeLock: timeout 300s, pod-group retry 28s\n"
+                 "plugins.deviceConfigFile: none (each device plugin's defaults)\n"
+                 "plugins.admission: vgpu {}\n"
+                 "metrics: /metrics on the webhook listener, legacy names off\n"
+                 "log: level info, format text\n"),
+      std::string::npos)
       << r.out;
 }
 

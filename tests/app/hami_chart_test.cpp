@@ -133,6 +133,10 @@ TEST_F(HamiChart, CheckConfigPrintsTheEffectiveConfig) {
                        "leader election: follow lease kube-system/hami-scheduler as " +
                        kPodName +
                        "\n"
+                       "leader role labels: hami.io/scheduler-role=leader on " +
+                       kPodName +
+                       ", =follower on the other pods app.kubernetes.io/component=hami-scheduler "
+                       "in namespace kube-system\n"
                        "scheduler: hami-scheduler (node policy binpack, gpu policy spread, "
                        "allocate at filter)\n"
                        "scheduler.nodeLock: timeout 300s, pod-group retry 28s\n"
@@ -188,6 +192,10 @@ TEST_F(HamiChart, TheOtherBranchesOfTheTemplate) {
   EXPECT_NE(r.out.find("extender.listen: 127.0.0.1:80 (extender listener"), std::string::npos)
       << r.out;
   EXPECT_NE(r.out.find("leader election: none (always the leader)\n"
+                       "leader role labels: hami.io/scheduler-role=leader on " +
+                       kPodName +
+                       ", =follower on the other pods app.kubernetes.io/component=hami-scheduler "
+                       "in namespace kube-system\n"
                        "scheduler: hami-scheduler (node policy spread, gpu policy binpack, "
                        "allocate at filter)\n"
                        "scheduler.nodeLock: timeout 600s, pod-group retry 20s\n"),

@@ -48,6 +48,8 @@ cluster:
     leaseDurationSeconds: 30
     renewDeadlineSeconds: 20
     retryPeriodSeconds: 5
+    roleLabel: example.com/role
+    roleSelector: app=sched
 )");
   EXPECT_EQ(cfg.cluster.source, config::ClusterSource::kubernetes);
   EXPECT_EQ(cfg.cluster.kubernetes.kubeconfig, dir / "kube/config");
@@ -63,8 +65,20 @@ cluster:
   EXPECT_EQ(le.lease_duration_seconds, 30);
   EXPECT_EQ(le.renew_deadline_seconds, 20);
   EXPECT_EQ(le.retry_period_seconds, 5);
+  EXPECT_EQ(le.role_label, "example.com/role");
+  EXPECT_EQ(le.role_selector, "app=sched");
   EXPECT_EQ(cfg.scheduler.node_lock.timeout_seconds, 60);
   EXPECT_EQ(cfg.scheduler.node_lock.pod_group_retry_timeout_seconds, 0);
+}
+
+TEST_F(ClusterConfig, RoleLabelsDefaultToHamisAndMayBeTurnedOff) {
+  const std::string k = kMinimal + "cluster:\n  source: kubernetes\n";
+  const auto defaults = load(k);
+  EXPECT_EQ(defaults.cluster.leader_election.role_label, "hami.io/scheduler-role");
+  EXPECT_EQ(defaults.cluster.leader_election.role_selector,
+            "app.kubernetes.io/component=hami-scheduler");
+  const auto off = load(k + "  leaderElection: {roleLabel: \"\"}\n");
+  EXPECT_EQ(off.cluster.leader_election.role_label, "");
 }
 
 TEST_F(ClusterConfig, FollowModeAndEventsApiNames) {
@@ -106,10 +120,11 @@ TEST_F(ClusterConfig, Errors) {
             "x retryPeriodSeconds (10)");
   EXPECT_EQ(error_of(kMinimal + "cluster:\n  leaderElection: {mode: follow}\n"),
             "cfg.yaml: cluster.leaderElection.mode: \"follow\" needs cluster.source kubernetes");
-  EXPECT_EQ(error_of(k + "  leaderElection: {mode: elect}\n"),
-            "cfg.yaml: cluster.leaderElection.leaseName: \"kube-scheduler\" is kube-scheduler's own "
-            "lease: mode elect needs a lease of its own (e.g. hami-scheduler), mode follow follows "
-            "that one");
+  EXPECT_EQ(
+      error_of(k + "  leaderElection: {mode: elect}\n"),
+      "cfg.yaml: cluster.leaderElection.leaseName: \"kube-scheduler\" is kube-scheduler's own "
+      "lease: mode elect needs a lease of its own (e.g. hami-scheduler), mode follow follows "
+      "that one");
   EXPECT_EQ(error_of(kMinimal + "scheduler:\n  nodeLock: {timeoutSeconds: 0}\n"),
             "cfg.yaml: scheduler.nodeLock.timeoutSeconds: expected a positive integer, got \"0\"");
   EXPECT_EQ(error_of(kMinimal + "scheduler:\n  nodeLock: {podGroupRetryTimeoutSeconds: -1}\n"),

@@ -104,6 +104,8 @@ TEST_F(HostE2E, GpuPodGoesWebhookFilterBind) {
   ASSERT_FALSE(uid.empty());
   auto& stack = host->extender();
   ASSERT_TRUE(eventually([&] { return stack.cluster->pod("ml", "train") != nullptr; }));
+  // The first registration pass of the leadership term is done.
+  ASSERT_TRUE(eventually([&] { return stack.gate().empty(); })) << stack.gate();
 
   // 2. Filter (NodeNames, nodeCacheCapable) as kube-scheduler sends it.
   const json filter_args = {{"Pod", created},
@@ -173,6 +175,15 @@ TEST_F(HostE2E, UnreachableApiServerHostServesAndSaysWhy) {
   EXPECT_EQ(ready.status, 503);
   EXPECT_NE(ready.body.find("cluster: not synced: "), std::string::npos) << ready.body;
   EXPECT_EQ(call("GET", "/healthz").status, 200);
+  // Leader (election off), not synced.
+  const std::string scrape = call("GET", "/metrics").body;
+  EXPECT_NE(scrape.find("\n# TYPE hami_scheduler_is_leader gauge\nhami_scheduler_is_leader 1\n"),
+            std::string::npos)
+      << scrape;
+  EXPECT_NE(
+      scrape.find("\n# TYPE hami_scheduler_cache_synced gauge\nhami_scheduler_cache_synced 0\n"),
+      std::string::npos)
+      << scrape;
 
   const json pod = gpu_pod("ml", "train", "uid-1", 3000, 0);
   const auto filtered =
@@ -193,6 +204,10 @@ TEST_F(HostE2E, UnreachableApiServerHostServesAndSaysWhy) {
   ASSERT_TRUE(eventually([&] { return call("GET", "/readyz").status == 200; }, 20s))
       << call("GET", "/readyz").body;
   EXPECT_NE(log_sink.str().find("cluster cache synced"), std::string::npos);
+  ASSERT_TRUE(eventually([&] {
+    return call("GET", "/metrics").body.find("\nhami_scheduler_cache_synced 1\n") !=
+           std::string::npos;
+  })) << call("GET", "/metrics").body;
 }
 
 }  // namespace

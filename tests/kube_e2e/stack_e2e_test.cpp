@@ -3,6 +3,8 @@
 // the fault run — 200 pods filtered and bound while the server drops
 // watches, expires resourceVersions and answers 409s and 500s; afterwards no
 // GPU is over-allocated and every pod is bound or has a clear error.
+#include <condition_variable>
+#include <functional>
 #include <map>
 #include <mutex>
 #include <set>
@@ -37,6 +39,8 @@ struct StackE2E : ::testing::Test {
     config.scheduler.allocate_at = allocate_at;
     auto stack = extender::make_extender_stack(config, plugins.registry, logger, options);
     EXPECT_TRUE(stack->kube->wait_synced(10s)) << stack->sync_status();
+    // Leader (election off) once a registration pass of its term is done.
+    EXPECT_TRUE(eventually([&] { return stack->gate().empty(); })) << stack->gate();
     return stack;
   }
 
@@ -217,7 +221,211 @@ TEST_F(StackE2E, FollowerAnswersNotTheLeader) {
   ASSERT_TRUE(eventually([&] {
     return annotation(stored(fake, "Node", "", "gpu-a"), "hami.io/node-handshake") != "<none>";
   }));
+  ASSERT_TRUE(eventually([&] { return stack->gate().empty(); })) << stack->gate();
   EXPECT_EQ(stack->scheduler->bind("ml", "p", "uid-p", "gpu-a"), "");
+}
+
+std::string kube_scheduler_lease(std::string_view holder, std::string_view renew) {
+  return R"({"apiVersion":"coordination.k8s.io/v1","kind":"Lease","metadata":{"name":"kube-scheduler","namespace":"kube-system"},"spec":{"holderIdentity":")" +
+         std::string(holder) + R"(","leaseDurationSeconds":15,"renewTime":")" + std::string(renew) +
+         R"("}})";
+}
+
+std::string scheduler_pod(std::string_view name) {
+  return json{{"apiVersion", "v1"},
+              {"kind", "Pod"},
+              {"metadata",
+               {{"name", name},
+                {"namespace", "hami-system"},
+                {"labels", {{"app.kubernetes.io/component", "hami-scheduler"}}}}},
+              {"spec", {{"containers", json::array({{{"name", "c"}, {"image", "i"}}})}}}}
+      .dump();
+}
+
+std::string role_of(const FakeApiServer& fake, std::string_view pod) {
+  const json p = stored(fake, "Pod", "hami-system", pod);
+  const auto& labels = p["metadata"]["labels"];
+  return labels.contains("hami.io/scheduler-role")
+             ? labels["hami.io/scheduler-role"].get<std::string>()
+             : "<none>";
+}
+
+size_t pod_writes(const FakeApiServer& fake) {
+  size_t n = 0;
+  for (const auto& r : fake.requests()) {
+    if (r.method == "PATCH" && r.path.rfind("/api/v1/namespaces/hami-system/pods", 0) == 0)
+      ++n;
+  }
+  return n;
+}
+
+struct RoleLabelsE2E : StackE2E {
+  std::unique_ptr<extender::ExtenderStack> follow_stack(const std::string& pod,
+                                                        std::chrono::milliseconds period = 50ms,
+                                                        std::function<void()> pass_done_hook = {}) {
+    auto config = host_config(kubeconfig);
+    config.cluster.leader_election.mode = config::LeaderMode::follow;
+    extender::ExtenderStackOptions options;
+    options.identity = pod;
+    options.pod_name = pod;
+    options.pod_namespace = "hami-system";
+    options.health_period = period;
+    options.pass_done_hook = std::move(pass_done_hook);
+    auto stack = extender::make_extender_stack(config, plugins.registry, logger, options);
+    EXPECT_TRUE(stack->kube->wait_synced(10s)) << stack->sync_status();
+    return stack;
+  }
+};
+
+TEST_F(RoleLabelsE2E, ALeaderChangeFlipsTheLabels) {
+  fake.apply(namespace_object("hami-system"));
+  fake.apply(gpu_node("gpu-a", 1));
+  fake.apply(scheduler_pod("sched-a"));
+  fake.apply(scheduler_pod("sched-b"));
+  fake.apply(kube_scheduler_lease("sched-a_1", "2026-07-20T09:41:00.000000Z"));
+  auto a = follow_stack("sched-a");
+  auto b = follow_stack("sched-b");
+  ASSERT_TRUE(eventually([&] {
+    return role_of(fake, "sched-a") == "leader" && role_of(fake, "sched-b") == "follower";
+  })) << role_of(fake, "sched-a")
+      << " " << role_of(fake, "sched-b");
+
+  // kube-scheduler on B's host takes the lease: B labels itself leader.
+  fake.apply(kube_scheduler_lease("sched-b_2", "2026-07-20T09:41:30.000000Z"));
+  ASSERT_TRUE(eventually([&] {
+    return role_of(fake, "sched-a") == "follower" && role_of(fake, "sched-b") == "leader";
+  })) << role_of(fake, "sched-a")
+      << " " << role_of(fake, "sched-b");
+
+  // Right values are not written again: passes go on, writes do not. A
+  // goes first, so no pass it began as the leader is still running.
+  a.reset();
+  fake.clear_requests();
+  const unsigned passes = b->health->passes();
+  ASSERT_TRUE(eventually([&] { return b->health->passes() >= passes + 3; }));
+  EXPECT_EQ(pod_writes(fake), 0u);
+}
+
+TEST_F(RoleLabelsE2E, AFollowerWritesNoLabel) {
+  fake.apply(namespace_object("hami-system"));
+  fake.apply(gpu_node("gpu-a", 1));
+  fake.apply(scheduler_pod("sched-a"));
+  fake.apply(scheduler_pod("sched-b"));
+  fake.apply(kube_scheduler_lease("elsewhere_1", "2026-07-20T09:41:00.000000Z"));
+  auto b = follow_stack("sched-b");
+  ASSERT_TRUE(eventually([&] { return b->leader->holder() == "elsewhere_1"; }));
+  fake.clear_requests();
+  // Many loop periods go by (50 ms each); none may write as a follower.
+  std::this_thread::sleep_for(500ms);
+  EXPECT_EQ(pod_writes(fake), 0u);
+  EXPECT_EQ(role_of(fake, "sched-a"), "<none>");
+  EXPECT_EQ(role_of(fake, "sched-b"), "<none>");
+  EXPECT_EQ(b->health->passes(), 0u);
+}
+
+TEST_F(RoleLabelsE2E, WithoutLeaderElectionTheInstanceLabelsItself) {
+  fake.apply(namespace_object("hami-system"));
+  fake.apply(scheduler_pod("sched-a"));
+  auto config = host_config(kubeconfig);
+  extender::ExtenderStackOptions options;
+  options.pod_name = "sched-a";
+  options.pod_namespace = "hami-system";
+  auto stack = extender::make_extender_stack(config, plugins.registry, logger, options);
+  ASSERT_TRUE(eventually([&] { return role_of(fake, "sched-a") == "leader"; }))
+      << role_of(fake, "sched-a");
+}
+
+// Holds registration passes at their end while armed: the n-th pass that
+// arrives after arm() waits until release(n) (each wait bounded), so a test
+// decides when a pass completes.
+class PassGate {
+ public:
+  void arm() {
+    std::lock_guard guard(mu_);
+    armed_ = true;
+  }
+  // The hook.
+  void pass_done() {
+    std::unique_lock lock(mu_);
+    if (!armed_)
+      return;
+    const unsigned index = ++entered_;
+    cv_.notify_all();
+    cv_.wait_for(lock, 20s, [&] { return released_ >= index; });
+  }
+  bool wait_entered(unsigned count) {
+    std::unique_lock lock(mu_);
+    return cv_.wait_for(lock, 10s, [&] { return entered_ >= count; });
+  }
+  void release(unsigned count) {
+    {
+      std::lock_guard guard(mu_);
+      released_ = count;
+    }
+    cv_.notify_all();
+  }
+  void release_all() { release(1000); }
+
+ private:
+  std::mutex mu_;
+  std::condition_variable cv_;
+  bool armed_ = false;
+  unsigned entered_ = 0;
+  unsigned released_ = 0;
+};
+
+// HAMi's failover race A -> B -> A: A's pass that began while it first led
+// completes only after A leads again. It must not make A's new term ready;
+// /filter waits for a pass that began in the new term.
+TEST_F(RoleLabelsE2E, ALatePassOfAnEarlierTermDoesNotMakeTheNewTermReady) {
+  fake.apply(namespace_object("hami-system"));
+  fake.apply(gpu_node("gpu-a", 1));
+  fake.apply(scheduler_pod("sched-a"));
+  fake.apply(scheduler_pod("sched-b"));
+  fake.apply(kube_scheduler_lease("sched-a_1", "2026-07-20T09:41:00.000000Z"));
+  PassGate gate;
+  // Passes of A run only when woken (the period is far beyond the test).
+  auto a = follow_stack("sched-a", 10min, [&gate] { gate.pass_done(); });
+  auto b = follow_stack("sched-b", 10min);
+  ASSERT_TRUE(eventually([&] { return a->gate().empty(); })) << a->gate();
+  EXPECT_EQ(a->term.current(), 1u);
+  create_pod(gpu_pod("ml", "p", "uid-p", 1000, 0), {a.get()});
+  const auto p = model(gpu_pod("ml", "p", "uid-p", 1000, 0));
+  const std::vector<std::string> names = {"gpu-a"};
+  ASSERT_EQ(a->scheduler->filter(p, names).error, "");
+
+  // A pass of term 1 starts and is held at its end.
+  gate.arm();
+  a->health->wake();
+  ASSERT_TRUE(gate.wait_entered(1));
+  const unsigned passes = a->health->passes();
+
+  // B leads, then A again: term 3 (2 was the term without leadership).
+  fake.apply(kube_scheduler_lease("sched-b_2", "2026-07-20T09:41:30.000000Z"));
+  ASSERT_TRUE(eventually([&] { return !a->leader->is_leader() && b->leader->is_leader(); }));
+  ASSERT_TRUE(eventually([&] { return b->gate().empty(); })) << b->gate();
+  fake.apply(kube_scheduler_lease("sched-a_3", "2026-07-20T09:42:00.000000Z"));
+  ASSERT_TRUE(eventually([&] { return a->leader->is_leader() && a->term.current() == 3u; }))
+      << a->term.current();
+
+  // The late pass of term 1 completes; the wake of term 3 starts the next
+  // pass, which is held in its turn.
+  gate.release(1);
+  ASSERT_TRUE(gate.wait_entered(2));
+  EXPECT_EQ(a->health->passes(), passes + 1);
+  EXPECT_FALSE(a->term.synced());
+  EXPECT_FALSE(a->view_synced());
+  EXPECT_EQ(a->gate(), "not ready: registration pass of leadership term 3 not completed yet");
+  EXPECT_EQ(a->scheduler->filter(p, names).error,
+            "not ready: registration pass of leadership term 3 not completed yet");
+  EXPECT_EQ(a->scheduler->bind("ml", "p", "uid-p", "gpu-a"),
+            "not ready: registration pass of leadership term 3 not completed yet");
+
+  // The pass of term 3 completes: A schedules again.
+  gate.release_all();
+  ASSERT_TRUE(eventually([&] { return a->gate().empty(); })) << a->gate();
+  EXPECT_TRUE(a->view_synced());
+  EXPECT_EQ(a->scheduler->filter(p, names).error, "");
 }
 
 // Per device: memory, cores and slots handed out by the pods' allocation

@@ -198,6 +198,9 @@ def ha(r, c, ctx):
         "relabelings": [{"sourceLabels": ["__meta_kubernetes_pod_node_name"], "targetLabel": "node"}]}],
         f"endpoints {sm['spec']['endpoints']}")
     c.expect("metrics" in [p["name"] for p in svc["spec"]["ports"]], "the Service has no metrics port")
+    c.expect(svc["spec"]["selector"] == {
+        "app.kubernetes.io/name": "hami-scheduler", "app.kubernetes.io/instance": "hami-scheduler",
+        "hami.io/scheduler-role": "leader"}, f"Service selector {svc['spec']['selector']}")
 
 
 def ha_max_unavailable(r, c, ctx):
@@ -212,10 +215,32 @@ def ha_max_unavailable(r, c, ctx):
 
 
 def single_no_election(r, c, ctx):
-    c.expect(r.config("-config")["cluster"]["leaderElection"] == {"mode": "none"},
+    c.expect(r.config("-config")["cluster"]["leaderElection"] == {
+        "mode": "none", "roleLabel": "hami.io/scheduler-role",
+        "roleSelector": "app.kubernetes.io/name=hami-scheduler,app.kubernetes.io/instance=hami-scheduler"},
              f"leaderElection {r.config('-config')['cluster']['leaderElection']}")
+    c.expect("hami.io/scheduler-role" not in r.one("Service")["spec"]["selector"],
+             "one replica's Service selects the role label")
     c.expect(not r.all("PodDisruptionBudget"), "a PodDisruptionBudget for one replica")
     c.expect("affinity" not in r.pod()["spec"], "affinity for one replica")
+
+
+def two_replicas_leader_service(r, c, ctx):
+    # Two replicas in another namespace under another release name: the
+    # Service selects the leader, and the leader labels exactly this
+    # release's pods there (the Service's other labels).
+    svc = r.one("Service")
+    selector = svc["spec"]["selector"]
+    c.expect(selector == {"app.kubernetes.io/name": "hami-scheduler", "app.kubernetes.io/instance": "gpu",
+                          "hami.io/scheduler-role": "leader"}, f"Service selector {selector}")
+    le = r.config("-config")["cluster"]["leaderElection"]
+    c.expect(le.get("roleLabel") == "hami.io/scheduler-role", f"roleLabel {le.get('roleLabel')}")
+    c.expect(le.get("roleSelector") == "app.kubernetes.io/name=hami-scheduler,app.kubernetes.io/instance=gpu",
+             f"roleSelector {le.get('roleSelector')}")
+    env = {e["name"]: e.get("valueFrom", {}).get("fieldRef", {}).get("fieldPath")
+           for e in r.container("hami-scheduler")["env"]}
+    c.expect(env.get("POD_NAME") == "metadata.name" and env.get("POD_NAMESPACE") == "metadata.namespace",
+             f"the host lacks POD_NAME/POD_NAMESPACE for the role labels: {env}")
 
 
 def webhook_device(r, c, ctx):
@@ -225,8 +250,11 @@ def webhook_device(r, c, ctx):
     c.expect(r.one("Deployment")["metadata"]["name"] == "hami-next-hami-scheduler", "fullname")
     c.expect(host_cfg["scheduler"] == {"name": "vgpu-scheduler", "nodePolicy": "spread", "gpuPolicy": "binpack",
                                        "allocateAt": "bind"}, f"scheduler {host_cfg['scheduler']}")
-    c.expect(host_cfg["cluster"]["leaderElection"] == {"mode": "follow", "leaseNamespace": "kube-system",
-                                                       "leaseName": "vgpu-scheduler"}, "leaderElection")
+    c.expect(host_cfg["cluster"]["leaderElection"] == {
+        "mode": "follow", "leaseNamespace": "kube-system", "leaseName": "vgpu-scheduler",
+        "roleLabel": "hami.io/scheduler-role",
+        "roleSelector": "app.kubernetes.io/name=hami-scheduler,app.kubernetes.io/instance=hami-next"},
+        f"leaderElection {host_cfg['cluster']['leaderElection']}")
     c.expect(host_cfg["listen"] == "0.0.0.0:9443", "webhook.port")
     c.expect(host_cfg["extender"]["listen"] == "127.0.0.1:9444", "extender.port")
     c.expect(host_cfg["metrics"]["listen"] == ":9500", "metrics.port")
@@ -284,6 +312,7 @@ CASES = {
     "single-no-election.yaml": ("hami-scheduler", "kube-system", "v1.33.2", single_no_election),
     "webhook-device.yaml": ("hami-next", "kube-system", "v1.30.8-eks-2d5f260", webhook_device),
     "self-managed.yaml": ("hami-scheduler", "gpu-system", "v1.33.2", self_managed),
+    "two-replicas-leader-service.yaml": ("gpu", "gpu-system", "v1.33.2", two_replicas_leader_service),
 }
 # invalid values file -> the error helm must stop with (values.schema.json)
 INVALID = {

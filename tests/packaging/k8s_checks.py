@@ -250,8 +250,20 @@ def check(docs, raw_texts, c, expected_dev, ns, names):
 
     # --- Service ---
     svc = one("Service", names["service"])
-    c.expect(svc.get("spec", {}).get("selector", {}).items() <= pod["metadata"]["labels"].items(),
+    # The role label is written at run time by the leading host on the pods
+    # its roleSelector matches: the Service may select it, nothing else may be
+    # missing from the pod template.
+    role_key = le.get("roleLabel", "hami.io/scheduler-role")
+    svc_selector = dict(svc.get("spec", {}).get("selector", {}))
+    role_value = svc_selector.pop(role_key, None)
+    c.expect(svc_selector.items() <= pod["metadata"]["labels"].items(),
              "the Service does not select the pod")
+    if role_value is not None:
+        c.expect(role_value == "leader", f"the Service selects {role_key}={role_value}, not leader")
+        c.expect(role_key != "", "the Service selects a role label the host does not write")
+        role_selector = dict(kv.split("=", 1) for kv in le.get("roleSelector", "").split(",") if kv)
+        c.expect(role_selector and role_selector.items() <= pod["metadata"]["labels"].items(),
+                 f"roleSelector {le.get('roleSelector')!r} does not match the pods the Service selects")
     svc_ports = {p["port"]: p.get("targetPort") for p in svc.get("spec", {}).get("ports", [])}
     targets = {port: ports.get(t, t) if isinstance(t, str) else t for port, t in svc_ports.items()}
     c.expect(targets.get(443) == listen_port,

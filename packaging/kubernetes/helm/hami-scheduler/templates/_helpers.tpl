@@ -47,6 +47,29 @@ app.kubernetes.io/version: {{ .Chart.AppVersion | quote }}
 app.kubernetes.io/managed-by: {{ .Release.Service }}
 {{- end -}}
 
+{{/*
+The label the leader writes on the scheduler pods (HAMi's role label):
+<key>=leader on its own pod, follower on the others.
+*/}}
+{{- define "hami-scheduler.roleLabel" -}}
+hami.io/scheduler-role
+{{- end -}}
+
+{{/* The scheduler pods the leader labels: the pod selector as a label selector. */}}
+{{- define "hami-scheduler.roleSelector" -}}
+{{- printf "app.kubernetes.io/name=%s,app.kubernetes.io/instance=%s" (include "hami-scheduler.name" .) .Release.Name -}}
+{{- end -}}
+
+{{/*
+Whether the Service selects the leader only: several replicas following
+kube-scheduler's lease.
+*/}}
+{{- define "hami-scheduler.leaderService" -}}
+{{- if and (eq .Values.leaderElection.mode "follow") (gt (int .Values.replicas) 1) -}}
+true
+{{- end -}}
+{{- end -}}
+
 {{/* The pod selector. */}}
 {{- define "hami-scheduler.selector" -}}
 app.kubernetes.io/name: {{ include "hami-scheduler.name" . }}
