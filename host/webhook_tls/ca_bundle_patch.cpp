@@ -43,7 +43,7 @@ CaBundlePatch ca_bundle_patch(std::string_view configuration_json,
   const rapidjson::Value* meta = object_member(doc, "metadata");
   if (meta == nullptr)
     throw WebhookConfigurationFormatError("MutatingWebhookConfiguration reply has no metadata");
-  const std::string_view version = k8s::json::string_or_empty(*meta, "resourceVersion");
+  const std::string version = k8s::json::string_or_empty(*meta, "resourceVersion");
   if (version.empty()) {
     throw WebhookConfigurationFormatError(
         "MutatingWebhookConfiguration reply has no metadata.resourceVersion");
