@@ -11,7 +11,7 @@
  *
  * Threading: calls on one instance are serialised by the host unless the
  * plugin sets HAMI_FLAG_CONCURRENT_SAFE (HAMI-HOST-8).
- * Since: 1.0
+ * Since: 1.0; members marked "Since 1.1" were appended in ABI 1.1.
  */
 #ifndef HAMI_DEVICE_H
 #define HAMI_DEVICE_H
@@ -49,7 +49,52 @@ typedef struct hami_device_description {
   hami_str allocated_annotation;    /* hami.io/vgpu-devices-allocated        */
   /* Memory multiplier applied to requests; quota limits scale by it. >= 1. */
   int32_t memory_factor;
+
+  /* Since 1.1 (HAMI_HAS_MEMBER before reading; absent = the 1.0 values). */
+  /* How `cores` of devices, requests and picks count: HAMI_CORES_*.       */
+  uint32_t cores_unit;
+  uint32_t vendor_flags; /* HAMI_VENDOR_*                                  */
+  /* Further pod annotations annotate_allocation writes. The host removes
+   * them with the allocation and re-reads a pod when one of them changes
+   * (HAMI-HOST-11). */
+  const hami_str* allocation_annotations;
+  size_t allocation_annotations_len;
+  /* Info metrics describe_partitions feeds, one family per entry. */
+  const struct hami_metric_family* partition_metrics;
+  size_t partition_metrics_len;
 } hami_device_description;
+
+/* hami_device_description.cores_unit (since 1.1). */
+#define HAMI_CORES_PERCENT 0u /* percent of one device; 100 = all of it     */
+#define HAMI_CORES_COUNT 1u   /* compute units; hami_device.cores is the
+                                 device's total (AMD: CUs)                  */
+
+/* hami_device_description.vendor_flags (since 1.1). */
+/* fit may pick one device more than once for a container (partitions of
+ * one GPU). The host then accepts repeated device indexes in the picks, does
+ * not fail a node with NodeInsufficientDevice because the vendor has fewer
+ * devices than the request counts, and leaves that check to fit, which
+ * reports exactly that reason text when it applies (HAMI-HOST-10). */
+#define HAMI_VENDOR_MULTI_PICK 0x1u
+
+/*
+ * Purpose: an info metric (value 1 per series) the host exports for the
+ *   partitions describe_partitions reports. The host puts its device labels
+ *   first — node, device_uuid, device_index; in the legacy form nodeid,
+ *   deviceuuid, deviceidx — and then `labels`, whose values each partition
+ *   supplies in this order.
+ *   legacy — 1: emitted only with HAMi's legacy metric names turned on.
+ * Ownership / lifetime: as the description's strings. An array element: no
+ *   struct_size, fixed for ABI 1.
+ * Since: 1.1
+ */
+typedef struct hami_metric_family {
+  hami_str name;
+  hami_str help;
+  const hami_str* labels;
+  size_t labels_len;
+  uint32_t legacy;
+} hami_metric_family;
 
 #define HAMI_DEVICE_HEALTHY 0x1u  /* the node-side plugin reports it healthy */
 #define HAMI_DEVICE_CORDONED 0x2u /* listed in hami.io/device-cordon         */
@@ -74,6 +119,10 @@ typedef struct hami_device {
   int32_t cores;
   int32_t numa;
   uint32_t flags; /* HAMI_DEVICE_*                                          */
+  /* Since 1.1: vendor data of the registration the plugin needs later
+   * (e.g. partition profiles), in a form of its choosing. The host copies
+   * it with the device and hands it back in fit input; it never reads it. */
+  hami_str attributes;
 } hami_device;
 
 /*
@@ -177,6 +226,19 @@ typedef struct hami_quota_hook {
                                         pair scores                      */
 
 /*
+ * Purpose: what is held on one device, one entry per hold: the `data` of
+ *   a pick (set_pick_data, or reported by decode_pod_allocation) — of other
+ *   pods and of this pod's earlier containers — or an empty string for a
+ *   pod on the device whose allocation recorded no data for it. Order is
+ *   unspecified. Borrowed for the call. An array element: fixed for ABI 1.
+ * Since: 1.1
+ */
+typedef struct hami_holds {
+  const hami_str* items;
+  size_t len;
+} hami_holds;
+
+/*
  * Purpose: input of fit.
  * Params:
  *   pod, container_index — the pod (its annotations carry type/UUID
@@ -202,6 +264,9 @@ typedef struct hami_fit_input {
   size_t pair_scores_len;
   uint32_t policy_flags;
   const hami_quota_hook* quota;
+  /* Since 1.1: NULL, or devices_len entries aligned with `devices`: what
+   * is held on each device (HAMI-HOST-12). */
+  const struct hami_holds* device_holds;
 } hami_fit_input;
 
 /*
@@ -236,6 +301,13 @@ typedef struct hami_fit_output {
   size_t picks_len;
   uint32_t fits;
   hami_sink reason;
+  /* Since 1.1: records vendor data for pick `pick` (e.g. the partition it
+   * takes). The host copies it, charges it as a hold on the device, passes
+   * it to encode_allocation and annotate_allocation, and expects
+   * decode_pod_allocation to report the same bytes. Calling it for a pick
+   * that does not end up in picks_len is harmless. NULL from a 1.0 host. */
+  void* pick_data_ctx;
+  void (*set_pick_data)(void* ctx, size_t pick, hami_str data);
 } hami_fit_output;
 
 /*
@@ -280,6 +352,55 @@ typedef struct hami_health_result {
   uint32_t healthy;
   uint32_t needs_update;
 } hami_health_result;
+
+/*
+ * Purpose: one device of one container in an allocation, as the 1.1 calls
+ *   pass it: hami_alloc_device plus the device's registered index (0 when
+ *   decoded from a pod) and the pick's vendor data (empty when none).
+ *   An array element: fixed for ABI 1.
+ * Since: 1.1
+ */
+typedef struct hami_placed_device {
+  hami_str id;
+  hami_str type;
+  int64_t memory_mib;
+  int32_t cores;
+  uint32_t index;
+  hami_str data;
+} hami_placed_device;
+
+/* One container's devices (possibly none), for annotate_allocation. */
+typedef struct hami_placed_container {
+  const hami_placed_device* devices;
+  size_t devices_len;
+} hami_placed_container;
+
+/*
+ * Purpose: receives a pod's allocation from decode_pod_allocation, like
+ *   hami_allocation_sink: `container` opens the next container's segment
+ *   (once per segment, empty ones included), then `device` per device.
+ * Since: 1.1
+ */
+typedef struct hami_placed_sink {
+  uint32_t struct_size;
+  void* ctx;
+  void (*container)(void* ctx);
+  void (*device)(void* ctx, const hami_placed_device* device);
+} hami_placed_sink;
+
+/*
+ * Purpose: receives the partitions of a pod's allocation for the info
+ *   metrics: `partition` once per partition, with the family (index into
+ *   hami_device_description.partition_metrics), the device it is on and
+ *   one value per label of the family.
+ * Since: 1.1
+ */
+typedef struct hami_partition_sink {
+  uint32_t struct_size;
+  void* ctx;
+  void (*partition)(void* ctx, size_t family, hami_str device_id,
+                    const hami_str* values, size_t values_len);
+} hami_partition_sink;
 
 /* ------------------------------------------------------------------------ */
 /* Vtable                                                                   */
@@ -371,6 +492,45 @@ typedef struct hami_device_vtable {
   hami_status (*decode_allocation)(hami_instance* instance, hami_str value,
                                    const hami_allocation_sink* out,
                                    hami_errbuf err);
+
+  /* ---- Since 1.1 (all optional; NULL or absent = the 1.0 behaviour) ---- */
+
+  /* annotate_allocation — Optional (HAMI-HOST-11). Called once when the
+   * host writes the allocation of `pod` on `node_name` (devices per
+   * container, init first, with each pick's index and data): names further
+   * pod annotations through `writes`, stored in the same patch as the
+   * allocation strings. Keys must be listed in allocation_annotations.
+   * Returns: HAMI_OK; HAMI_INVALID_ARGUMENT when a value cannot be encoded
+   * (the allocation is then not written). */
+  hami_status (*annotate_allocation)(hami_instance* instance,
+                                     const hami_pod_view* pod,
+                                     hami_str node_name,
+                                     const hami_placed_container* containers,
+                                     size_t containers_len, int64_t now_unix,
+                                     const hami_annotation_sink* writes,
+                                     hami_errbuf err);
+
+  /* decode_pod_allocation — Optional (HAMI-HOST-11). Reads the pod's whole
+   * allocation of this vendor from its annotations — the allocation string
+   * and the further annotations — and reports it like decode_allocation,
+   * with each device's `data`. The host then calls it instead of
+   * decode_allocation for pods.
+   * Returns: HAMI_OK; HAMI_NOT_FOUND when the pod carries no allocation of
+   * this vendor; HAMI_INVALID_ARGUMENT when it is malformed. */
+  hami_status (*decode_pod_allocation)(hami_instance* instance,
+                                       const hami_pod_view* pod,
+                                       const hami_placed_sink* out,
+                                       hami_errbuf err);
+
+  /* describe_partitions — Optional. Reports the partitions the pod's
+   * allocation holds, for the partition_metrics families; a pod without
+   * any reports none. Called at metrics scrape time.
+   * Returns: HAMI_OK; HAMI_INVALID_ARGUMENT when the annotations are
+   * malformed (the host then reports nothing for the pod). */
+  hami_status (*describe_partitions)(hami_instance* instance,
+                                     const hami_pod_view* pod,
+                                     const hami_partition_sink* out,
+                                     hami_errbuf err);
 } hami_device_vtable;
 
 #ifdef __cplusplus

@@ -78,6 +78,28 @@ class DevicePlugin {
 
   // Parses an allocation annotation value into `out`.
   virtual void decode_allocation(std::string_view value, const hami_allocation_sink& out) = 0;
+
+  // ---- Since ABI 1.1; optional (the defaults behave as 1.0) ----
+
+  // Further pod annotations for an allocation of `pod` on `node_name`,
+  // through `writes` (keys listed in describe's allocation_annotations).
+  virtual void annotate_allocation(const hami_pod_view& /*pod*/, std::string_view /*node_name*/,
+                                   std::span<const hami_placed_container> /*containers*/,
+                                   std::int64_t /*now_unix*/,
+                                   const hami_annotation_sink& /*writes*/) {}
+
+  // The pod's allocation of this vendor with each pick's data. Return
+  // false to leave it to decode_allocation (the host is told
+  // HAMI_UNIMPLEMENTED and stops asking). Throw HAMI_NOT_FOUND when the pod
+  // has no allocation of this vendor.
+  virtual bool decode_pod_allocation(const hami_pod_view& /*pod*/,
+                                     const hami_placed_sink& /*out*/) {
+    return false;
+  }
+
+  // The partitions the pod's allocation holds, for partition_metrics.
+  virtual void describe_partitions(const hami_pod_view& /*pod*/,
+                                   const hami_partition_sink& /*out*/) {}
 };
 
 // Sink helpers: each checks that the host's sink has the function it calls
@@ -154,6 +176,51 @@ inline void emit_alloc_device(const hami_allocation_sink& s, const hami_alloc_de
     detail::missing_sink_function("hami_allocation_sink", "device");
   }
   s.device(s.ctx, &device);
+}
+
+inline void open_container(const hami_placed_sink& s) {
+  if (s.container == nullptr) {
+    detail::missing_sink_function("hami_placed_sink", "container");
+  }
+  s.container(s.ctx);
+}
+
+inline void emit_placed_device(const hami_placed_sink& s, const hami_placed_device& device) {
+  if (s.device == nullptr) {
+    detail::missing_sink_function("hami_placed_sink", "device");
+  }
+  s.device(s.ctx, &device);
+}
+
+inline void emit_partition(const hami_partition_sink& s, std::size_t family,
+                           std::string_view device_id, std::span<const hami_str> values) {
+  if (s.partition == nullptr) {
+    detail::missing_sink_function("hami_partition_sink", "partition");
+  }
+  s.partition(s.ctx, family, to_str(device_id), values.data(), values.size());
+}
+
+// Records vendor data for pick `pick` (ABI 1.1). False when the host is
+// older and offers no place for it.
+inline bool set_pick_data(const hami_fit_output& out, std::size_t pick, std::string_view data) {
+  if (out.set_pick_data == nullptr) {
+    return false;
+  }
+  out.set_pick_data(out.pick_data_ctx, pick, to_str(data));
+  return true;
+}
+
+// What is held on device `device` of the fit input (ABI 1.1); empty from a
+// 1.0 host.
+inline std::span<const hami_str> device_holds(const hami_fit_input& in, std::size_t device) {
+  if (in.device_holds == nullptr || device >= in.devices_len) {
+    return {};
+  }
+  const hami_holds& h = in.device_holds[device];
+  if (h.len == 0 || h.items == nullptr) {
+    return {};
+  }
+  return {h.items, h.len};
 }
 
 namespace detail {
@@ -291,6 +358,45 @@ struct DeviceTrampolines {
       plugin(instance).decode_allocation(to_sv(value), sink);
     });
   }
+
+  static hami_status annotate_allocation(hami_instance* instance, const hami_pod_view* pod,
+                                         hami_str node_name,
+                                         const hami_placed_container* containers,
+                                         std::size_t containers_len, std::int64_t now_unix,
+                                         const hami_annotation_sink* writes,
+                                         hami_errbuf err) noexcept {
+    return guard(err, [&] {
+      const hami_pod_view& p = require(pod, "pod");
+      const hami_annotation_sink& sink = require(writes, "writes");
+      if (containers_len != 0 && containers == nullptr) {
+        throw Error(HAMI_INVALID_ARGUMENT, "containers is NULL");
+      }
+      const std::span<const hami_placed_container> view =
+          containers_len == 0 ? std::span<const hami_placed_container>{}
+                              : std::span<const hami_placed_container>{containers, containers_len};
+      plugin(instance).annotate_allocation(p, to_sv(node_name), view, now_unix, sink);
+    });
+  }
+
+  static hami_status decode_pod_allocation(hami_instance* instance, const hami_pod_view* pod,
+                                           const hami_placed_sink* out,
+                                           hami_errbuf err) noexcept {
+    return guard(err, [&]() -> hami_status {
+      const hami_pod_view& p = require(pod, "pod");
+      const hami_placed_sink& sink = require(out, "out");
+      return plugin(instance).decode_pod_allocation(p, sink) ? HAMI_OK : HAMI_UNIMPLEMENTED;
+    });
+  }
+
+  static hami_status describe_partitions(hami_instance* instance, const hami_pod_view* pod,
+                                         const hami_partition_sink* out,
+                                         hami_errbuf err) noexcept {
+    return guard(err, [&] {
+      const hami_pod_view& p = require(pod, "pod");
+      const hami_partition_sink& sink = require(out, "out");
+      plugin(instance).describe_partitions(p, sink);
+    });
+  }
 };
 
 template <class Impl>
@@ -314,6 +420,9 @@ struct DeviceAdapter {
       &DeviceTrampolines::fit,
       &DeviceTrampolines::encode_allocation,
       &DeviceTrampolines::decode_allocation,
+      &DeviceTrampolines::annotate_allocation,
+      &DeviceTrampolines::decode_pod_allocation,
+      &DeviceTrampolines::describe_partitions,
   };
 };
 

@@ -29,7 +29,7 @@ extern "C" {
 #endif
 
 #define HAMI_ABI_MAJOR 1
-#define HAMI_ABI_MINOR 0
+#define HAMI_ABI_MINOR 1
 
 /* Marks the entry point as exported. Plugins are built with hidden
  * visibility (sdk/cmake/HamiPlugin.cmake), so this is the only symbol seen. */

@@ -57,6 +57,9 @@ HAMI_DETAIL_STRUCT_ABI(hami_alloc_device, cores);
 HAMI_DETAIL_STRUCT_ABI(hami_allocation_sink, device);
 HAMI_DETAIL_STRUCT_ABI(hami_health_result, needs_update);
 HAMI_DETAIL_STRUCT_ABI(hami_device_vtable, decode_allocation);
+// Structs that first appeared in 1.1: the floor is their 1.1 size.
+HAMI_DETAIL_STRUCT_ABI(hami_placed_sink, device);
+HAMI_DETAIL_STRUCT_ABI(hami_partition_sink, partition);
 
 HAMI_DETAIL_STRUCT_ABI(hami_admission_host, namespace_label);
 HAMI_DETAIL_STRUCT_ABI(hami_admission_input, host);
