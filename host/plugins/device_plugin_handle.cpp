@@ -66,7 +66,10 @@ void on_device(void* ctx, const hami_device* device) noexcept {
     c.out->devices.push_back(DeviceRecord{
         c.problems->text(device->id, "device id"), c.problems->text(device->type, "device type"),
         c.problems->text(device->mode, "device mode"), device->index, device->count,
-        device->memory_mib, device->cores, device->numa, device->flags});
+        device->memory_mib, device->cores, device->numa, device->flags, std::string()});
+    if (HAMI_HAS_MEMBER(device, hami_device, attributes)) {
+      c.out->devices.back().attributes = c.problems->text(device->attributes, "device attributes");
+    }
   });
 }
 
@@ -126,6 +129,77 @@ void on_alloc_device(void* ctx, const hami_alloc_device* device) noexcept {
   });
 }
 
+void on_placed_container(void* ctx) noexcept {
+  auto& c = context<PodAllocation>(ctx);
+  c.problems->run([&] { c.out->emplace_back(); });
+}
+
+void on_placed_device(void* ctx, const hami_placed_device* device) noexcept {
+  auto& c = context<PodAllocation>(ctx);
+  c.problems->run([&] {
+    if (device == nullptr) {
+      c.problems->invalid("placed sink got a NULL device");
+      return;
+    }
+    if (c.out->empty()) {
+      c.problems->invalid("a device was reported before any container segment");
+      return;
+    }
+    c.out->back().push_back(AllocDevice{
+        c.problems->text(device->id, "device id"), c.problems->text(device->type, "device type"),
+        device->memory_mib, device->cores, 0, c.problems->text(device->data, "device data")});
+  });
+}
+
+struct PickDataContext {
+  std::vector<std::string>* data;
+  size_t cap;
+  CallProblems* problems;
+};
+
+void on_pick_data(void* ctx, size_t pick, hami_str data) noexcept {
+  auto& c = *static_cast<PickDataContext*>(ctx);
+  c.problems->run([&] {
+    if (pick >= c.cap) {
+      c.problems->invalid("set_pick_data names pick " + std::to_string(pick) + " but picks_cap is " +
+                          std::to_string(c.cap));
+      return;
+    }
+    if (c.data->size() < c.cap)
+      c.data->resize(c.cap);
+    (*c.data)[pick] = c.problems->text(data, "pick data");
+  });
+}
+
+struct PartitionContext {
+  std::vector<PartitionRecord>* out;
+  const std::vector<PartitionMetric>* families;
+  CallProblems* problems;
+};
+
+void on_partition(void* ctx, size_t family, hami_str device_id, const hami_str* values,
+                  size_t values_len) noexcept {
+  auto& c = *static_cast<PartitionContext*>(ctx);
+  c.problems->run([&] {
+    if (family >= c.families->size()) {
+      c.problems->invalid("partition names family " + std::to_string(family) + " of " +
+                          std::to_string(c.families->size()));
+      return;
+    }
+    const size_t want = (*c.families)[family].labels.size();
+    if (values_len != want || (values_len != 0 && values == nullptr)) {
+      c.problems->invalid("partition of family " + std::to_string(family) + " has " +
+                          std::to_string(values_len) + " values for " + std::to_string(want) +
+                          " labels");
+      return;
+    }
+    PartitionRecord r{family, c.problems->text(device_id, "partition device id"), {}};
+    for (size_t i = 0; i < values_len; ++i)
+      r.values.push_back(c.problems->text(values[i], "partition label value"));
+    c.out->push_back(std::move(r));
+  });
+}
+
 void require_container(const hami_pod_view& pod, size_t idx, const char* function) {
   if (idx >= pod.containers_len) {
     throw std::invalid_argument(std::string(function) + ": container index " + std::to_string(idx) +
@@ -159,6 +233,7 @@ DevicePluginHandle::DevicePluginHandle(PluginInstance instance, const hami_devic
                         problems.text(out.to_allocate_annotation, "to_allocate_annotation"),
                         problems.text(out.allocated_annotation, "allocated_annotation"),
                         out.memory_factor};
+  read_description_1_1(out, problems);
   problems.report(instance_, "describe");
   if (description_.vendor.empty() || description_.count_resource.empty()) {
     throw_invalid_output(instance_, "describe", "vendor and count_resource must not be empty");
@@ -167,6 +242,53 @@ DevicePluginHandle::DevicePluginHandle(PluginInstance instance, const hami_devic
     throw_invalid_output(
         instance_, "describe",
         "memory_factor " + std::to_string(description_.memory_factor) + " is below 1");
+  }
+}
+
+void DevicePluginHandle::read_description_1_1(const hami_device_description& out,
+                                              CallProblems& problems) {
+  DeviceDescription& d = description_;
+  if (HAMI_HAS_MEMBER(&out, hami_device_description, cores_unit))
+    d.cores_unit = out.cores_unit;
+  if (HAMI_HAS_MEMBER(&out, hami_device_description, vendor_flags))
+    d.vendor_flags = out.vendor_flags;
+  if (HAMI_HAS_MEMBER(&out, hami_device_description, allocation_annotations_len)) {
+    if (out.allocation_annotations_len != 0 && out.allocation_annotations == nullptr) {
+      problems.invalid("allocation_annotations is NULL with a length");
+    } else {
+      for (size_t i = 0; i < out.allocation_annotations_len; ++i) {
+        d.allocation_annotations.push_back(
+            problems.text(out.allocation_annotations[i], "allocation_annotations entry"));
+      }
+    }
+  }
+  if (HAMI_HAS_MEMBER(&out, hami_device_description, partition_metrics_len)) {
+    if (out.partition_metrics_len != 0 && out.partition_metrics == nullptr) {
+      problems.invalid("partition_metrics is NULL with a length");
+    } else {
+      for (size_t i = 0; i < out.partition_metrics_len; ++i) {
+        const hami_metric_family& f = out.partition_metrics[i];
+        PartitionMetric m{problems.text(f.name, "partition metric name"),
+                          problems.text(f.help, "partition metric help"),
+                          {},
+                          f.legacy != 0};
+        if (f.labels_len != 0 && f.labels == nullptr) {
+          problems.invalid("partition metric labels are NULL with a length");
+          continue;
+        }
+        for (size_t k = 0; k < f.labels_len; ++k)
+          m.labels.push_back(problems.text(f.labels[k], "partition metric label"));
+        d.partition_metrics.push_back(std::move(m));
+      }
+    }
+  }
+  if (d.cores_unit != HAMI_CORES_PERCENT && d.cores_unit != HAMI_CORES_COUNT) {
+    problems.invalid("cores_unit " + std::to_string(d.cores_unit) + " is not a HAMI_CORES_ value");
+  }
+  for (const std::string& key : d.allocation_annotations) {
+    if (key.empty() || key == d.to_allocate_annotation || key == d.allocated_annotation)
+      problems.invalid("allocation_annotations entry '" + key +
+                       "' is empty or one of the allocation annotations");
   }
 }
 
@@ -318,6 +440,9 @@ FitResult DevicePluginHandle::fit(const hami_fit_input& in, std::span<hami_fit_p
   out.picks = picks.data();
   out.picks_cap = picks.size();
   out.reason = text_sink(reason);
+  PickDataContext pick_data{&result.pick_data, picks.size(), &problems};
+  out.pick_data_ctx = &pick_data;
+  out.set_pick_data = &on_pick_data;
   problems.check_utf8_after(&result.reason, "fit reason");
   ErrorBuffer err;
   {
@@ -351,7 +476,7 @@ FitResult DevicePluginHandle::fit(const hami_fit_input& in, std::span<hami_fit_p
       throw_invalid_output(instance_, "fit",
                            "pick " + std::to_string(i) + " has a NULL type with a length");
     }
-    for (size_t j = 0; j < i; ++j) {
+    for (size_t j = 0; j < i && !description_.multi_pick(); ++j) {
       if (picks[j].device == pick.device) {
         throw_invalid_output(instance_, "fit",
                              "device index " + std::to_string(pick.device) +
@@ -360,6 +485,8 @@ FitResult DevicePluginHandle::fit(const hami_fit_input& in, std::span<hami_fit_p
       }
     }
   }
+  if (!result.pick_data.empty())
+    result.pick_data.resize(result.picks_len);
   return result;
 }
 
@@ -396,6 +523,93 @@ PodAllocation DevicePluginHandle::decode_allocation(std::string_view value) cons
     });
   }
   problems.report(instance_, "decode_allocation");
+  return result;
+}
+
+std::optional<PodAllocation> DevicePluginHandle::decode_pod_allocation(
+    const hami_pod_view& pod) const {
+  if (vtable_.decode_pod_allocation == nullptr)
+    throw std::invalid_argument("decode_pod_allocation: the plugin does not implement it");
+  PodAllocation result;
+  CallProblems problems;
+  SinkContext<PodAllocation> ctx{&result, &problems};
+  const hami_placed_sink sink{static_cast<uint32_t>(sizeof(hami_placed_sink)), &ctx,
+                              &on_placed_container, &on_placed_device};
+  ErrorBuffer err;
+  hami_status status = HAMI_OK;
+  {
+    const auto lock = instance_.serialize();
+    status = invoke_plugin(instance_, "decode_pod_allocation", [&] {
+      return vtable_.decode_pod_allocation(instance_.get(), &pod, &sink, err.view());
+    });
+  }
+  if (status == HAMI_NOT_FOUND)
+    return std::nullopt;
+  if (status != HAMI_OK)
+    throw status_error(instance_, "decode_pod_allocation", status, err);
+  problems.report(instance_, "decode_pod_allocation");
+  return result;
+}
+
+std::vector<AnnotationWrite> DevicePluginHandle::annotate_allocation(
+    const hami_pod_view& pod, std::string_view node, const PodAllocation& allocation,
+    int64_t now) const {
+  std::vector<AnnotationWrite> result;
+  if (vtable_.annotate_allocation == nullptr)
+    return result;
+  std::vector<std::vector<hami_placed_device>> devices(allocation.size());
+  std::vector<hami_placed_container> containers(allocation.size());
+  for (size_t c = 0; c < allocation.size(); ++c) {
+    for (const AllocDevice& d : allocation[c]) {
+      devices[c].push_back(hami_placed_device{{d.id.data(), d.id.size()},
+                                              {d.type.data(), d.type.size()},
+                                              d.memory_mib,
+                                              d.cores,
+                                              d.index,
+                                              {d.data.data(), d.data.size()}});
+    }
+    containers[c] = {devices[c].data(), devices[c].size()};
+  }
+  CallProblems problems;
+  SinkContext<std::vector<AnnotationWrite>> ctx{&result, &problems};
+  const hami_annotation_sink writes = annotation_sink(ctx);
+  ErrorBuffer err;
+  {
+    const auto lock = instance_.serialize();
+    call_plugin(instance_, "annotate_allocation", err, [&] {
+      return vtable_.annotate_allocation(instance_.get(), &pod, hami_str{node.data(), node.size()},
+                                         containers.data(), containers.size(), now, &writes,
+                                         err.view());
+    });
+  }
+  problems.report(instance_, "annotate_allocation");
+  const auto& allowed = description_.allocation_annotations;
+  for (const AnnotationWrite& w : result) {
+    if (std::find(allowed.begin(), allowed.end(), w.key) == allowed.end()) {
+      throw_invalid_output(instance_, "annotate_allocation",
+                           "writes '" + w.key + "', which allocation_annotations does not list");
+    }
+  }
+  return result;
+}
+
+std::vector<PartitionRecord> DevicePluginHandle::describe_partitions(
+    const hami_pod_view& pod) const {
+  std::vector<PartitionRecord> result;
+  if (vtable_.describe_partitions == nullptr)
+    return result;
+  CallProblems problems;
+  PartitionContext ctx{&result, &description_.partition_metrics, &problems};
+  const hami_partition_sink sink{static_cast<uint32_t>(sizeof(hami_partition_sink)), &ctx,
+                                 &on_partition};
+  ErrorBuffer err;
+  {
+    const auto lock = instance_.serialize();
+    call_plugin(instance_, "describe_partitions", err, [&] {
+      return vtable_.describe_partitions(instance_.get(), &pod, &sink, err.view());
+    });
+  }
+  problems.report(instance_, "describe_partitions");
   return result;
 }
 

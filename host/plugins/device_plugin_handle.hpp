@@ -26,7 +26,16 @@
 
 namespace hami::host {
 
+class CallProblems;
 class ErrorBuffer;
+
+// hami_metric_family, copied (ABI 1.1).
+struct PartitionMetric {
+  std::string name;
+  std::string help;
+  std::vector<std::string> labels;  // after the host's device labels
+  bool legacy = false;
+};
 
 // hami_device_description, copied. Empty strings: not used by this vendor.
 struct DeviceDescription {
@@ -41,6 +50,13 @@ struct DeviceDescription {
   std::string to_allocate_annotation;
   std::string allocated_annotation;
   int32_t memory_factor = 1;
+  // ABI 1.1; a 1.0 plugin reads as the defaults.
+  uint32_t cores_unit = HAMI_CORES_PERCENT;
+  uint32_t vendor_flags = 0;                        // HAMI_VENDOR_*
+  std::vector<std::string> allocation_annotations;  // written by annotate_allocation
+  std::vector<PartitionMetric> partition_metrics;
+
+  bool multi_pick() const { return (vendor_flags & HAMI_VENDOR_MULTI_PICK) != 0; }
 };
 
 // What mutate_container asked for, in call order.
@@ -63,7 +79,8 @@ struct DeviceRecord {
   int64_t memory_mib = 0;
   int32_t cores = 0;
   int32_t numa = 0;
-  uint32_t flags = 0;  // HAMI_DEVICE_*
+  uint32_t flags = 0;      // HAMI_DEVICE_*
+  std::string attributes;  // ABI 1.1, opaque
 };
 
 struct PairScoreRecord {
@@ -92,14 +109,27 @@ struct FitResult {
   bool fits = false;
   size_t picks_len = 0;  // entries of the caller's picks span filled
   std::string reason;    // HAMi's reason text when it does not fit
+  // ABI 1.1: per pick (picks_len entries when the plugin recorded any,
+  // else empty), the vendor data set_pick_data recorded; "" for none.
+  std::vector<std::string> pick_data;
 };
 
 struct AllocDevice {
   std::string id, type;
   int64_t memory_mib = 0;
   int32_t cores = 0;
+  uint32_t index = 0;  // registered index (0 when decoded from a pod)
+  std::string data;    // ABI 1.1 pick data; "" for none
+  friend bool operator==(const AllocDevice&, const AllocDevice&) = default;
 };
 using PodAllocation = std::vector<std::vector<AllocDevice>>;  // one entry per container segment
+
+// One partition describe_partitions reported (ABI 1.1).
+struct PartitionRecord {
+  size_t family = 0;  // index into DeviceDescription::partition_metrics
+  std::string device_id;
+  std::vector<std::string> values;  // one per label of the family
+};
 
 class DevicePluginHandle {
  public:
@@ -150,9 +180,32 @@ class DevicePluginHandle {
       std::span<const hami_container_alloc> containers) const;
   [[nodiscard]] PodAllocation decode_allocation(std::string_view value) const;
 
+  // ---- ABI 1.1 (absent in the plugin: the 1.0 behaviour) ----
+
+  // Whether the plugin reads a pod's allocation itself, with pick data
+  // (decode_pod_allocation). Such vendors' allocations are charged as holds
+  // (HAMI-HOST-12).
+  [[nodiscard]] bool reads_pods() const noexcept {
+    return vtable_.decode_pod_allocation != nullptr;
+  }
+  // The pod's allocation of this vendor; nullopt when it carries none.
+  // Requires reads_pods().
+  [[nodiscard]] std::optional<PodAllocation> decode_pod_allocation(const hami_pod_view& pod) const;
+  // Further annotations for the allocation of `pod` on `node` (empty when
+  // the plugin does not implement the call). Every key must be listed in
+  // allocation_annotations (else PluginCallError HAMI_INTERNAL).
+  [[nodiscard]] std::vector<AnnotationWrite> annotate_allocation(const hami_pod_view& pod,
+                                                                 std::string_view node,
+                                                                 const PodAllocation& allocation,
+                                                                 int64_t now) const;
+  // The partitions the pod holds (empty when not implemented). Families and
+  // value counts are validated against partition_metrics.
+  [[nodiscard]] std::vector<PartitionRecord> describe_partitions(const hami_pod_view& pod) const;
+
  private:
   friend class PluginRegistry;
   void release() noexcept { instance_.reset(); }
+  void read_description_1_1(const hami_device_description& out, CallProblems& problems);
   // One decode_node call: its status, `result` filled on HAMI_OK.
   hami_status decode_into(const hami_node_view& node, NodeInventory& result,
                           ErrorBuffer& err) const;

@@ -79,7 +79,9 @@ class DevicePlugin {
   // Parses an allocation annotation value into `out`.
   virtual void decode_allocation(std::string_view value, const hami_allocation_sink& out) = 0;
 
-  // ---- Since ABI 1.1; optional (the defaults behave as 1.0) ----
+  // ---- Since ABI 1.1; optional ----
+  // The export macro puts a call in the vtable only when the class
+  // overrides it; otherwise the member is NULL and the host behaves as 1.0.
 
   // Further pod annotations for an allocation of `pod` on `node_name`,
   // through `writes` (keys listed in describe's allocation_annotations).
@@ -88,14 +90,10 @@ class DevicePlugin {
                                    std::int64_t /*now_unix*/,
                                    const hami_annotation_sink& /*writes*/) {}
 
-  // The pod's allocation of this vendor with each pick's data. Return
-  // false to leave it to decode_allocation (the host is told
-  // HAMI_UNIMPLEMENTED and stops asking). Throw HAMI_NOT_FOUND when the pod
-  // has no allocation of this vendor.
-  virtual bool decode_pod_allocation(const hami_pod_view& /*pod*/,
-                                     const hami_placed_sink& /*out*/) {
-    return false;
-  }
+  // The pod's allocation of this vendor with each pick's data. Throw
+  // HAMI_NOT_FOUND when the pod has no allocation of this vendor.
+  virtual void decode_pod_allocation(const hami_pod_view& /*pod*/,
+                                     const hami_placed_sink& /*out*/) {}
 
   // The partitions the pod's allocation holds, for partition_metrics.
   virtual void describe_partitions(const hami_pod_view& /*pod*/,
@@ -381,10 +379,10 @@ struct DeviceTrampolines {
   static hami_status decode_pod_allocation(hami_instance* instance, const hami_pod_view* pod,
                                            const hami_placed_sink* out,
                                            hami_errbuf err) noexcept {
-    return guard(err, [&]() -> hami_status {
+    return guard(err, [&] {
       const hami_pod_view& p = require(pod, "pod");
       const hami_placed_sink& sink = require(out, "out");
-      return plugin(instance).decode_pod_allocation(p, sink) ? HAMI_OK : HAMI_UNIMPLEMENTED;
+      plugin(instance).decode_pod_allocation(p, sink);
     });
   }
 
@@ -407,6 +405,18 @@ struct DeviceAdapter {
                 "HAMI_EXPORT_DEVICE_PLUGIN: the class needs a constructor "
                 "(const hami_host_info&, std::string_view config_json)");
 
+  // Whether Impl (or a base between it and DevicePlugin) overrides an
+  // optional call: &Impl::f names DevicePlugin's member when it does not.
+  static constexpr bool overrides_annotate =
+      !std::is_same_v<decltype(&Impl::annotate_allocation),
+                      decltype(&DevicePlugin::annotate_allocation)>;
+  static constexpr bool overrides_decode_pod =
+      !std::is_same_v<decltype(&Impl::decode_pod_allocation),
+                      decltype(&DevicePlugin::decode_pod_allocation)>;
+  static constexpr bool overrides_partitions =
+      !std::is_same_v<decltype(&Impl::describe_partitions),
+                      decltype(&DevicePlugin::describe_partitions)>;
+
   static constexpr hami_device_vtable vtable{
       static_cast<std::uint32_t>(sizeof(hami_device_vtable)),
       &create_instance<DevicePlugin, Impl>,
@@ -420,9 +430,9 @@ struct DeviceAdapter {
       &DeviceTrampolines::fit,
       &DeviceTrampolines::encode_allocation,
       &DeviceTrampolines::decode_allocation,
-      &DeviceTrampolines::annotate_allocation,
-      &DeviceTrampolines::decode_pod_allocation,
-      &DeviceTrampolines::describe_partitions,
+      overrides_annotate ? &DeviceTrampolines::annotate_allocation : nullptr,
+      overrides_decode_pod ? &DeviceTrampolines::decode_pod_allocation : nullptr,
+      overrides_partitions ? &DeviceTrampolines::describe_partitions : nullptr,
   };
 };
 
