@@ -125,7 +125,7 @@ void on_alloc_device(void* ctx, const hami_alloc_device* device) noexcept {
     }
     c.out->back().push_back(AllocDevice{c.problems->text(device->id, "device id"),
                                         c.problems->text(device->type, "device type"),
-                                        device->memory_mib, device->cores});
+                                        device->memory_mib, device->cores, 0, std::string()});
   });
 }
 
@@ -232,7 +232,11 @@ DevicePluginHandle::DevicePluginHandle(PluginInstance instance, const hami_devic
                         problems.text(out.handshake_annotation, "handshake_annotation"),
                         problems.text(out.to_allocate_annotation, "to_allocate_annotation"),
                         problems.text(out.allocated_annotation, "allocated_annotation"),
-                        out.memory_factor};
+                        out.memory_factor,
+                        HAMI_CORES_PERCENT,
+                        0,
+                        {},
+                        {}};
   read_description_1_1(out, problems);
   problems.report(instance_, "describe");
   if (description_.vendor.empty() || description_.count_resource.empty()) {
@@ -247,39 +251,35 @@ DevicePluginHandle::DevicePluginHandle(PluginInstance instance, const hami_devic
 
 void DevicePluginHandle::read_description_1_1(const hami_device_description& out,
                                               CallProblems& problems) {
+  // `out` is the host's own zeroed, full-size struct: members a 1.0 plugin
+  // does not know stay zero, which reads as the 1.0 behaviour.
   DeviceDescription& d = description_;
-  if (HAMI_HAS_MEMBER(&out, hami_device_description, cores_unit))
-    d.cores_unit = out.cores_unit;
-  if (HAMI_HAS_MEMBER(&out, hami_device_description, vendor_flags))
-    d.vendor_flags = out.vendor_flags;
-  if (HAMI_HAS_MEMBER(&out, hami_device_description, allocation_annotations_len)) {
-    if (out.allocation_annotations_len != 0 && out.allocation_annotations == nullptr) {
-      problems.invalid("allocation_annotations is NULL with a length");
-    } else {
-      for (size_t i = 0; i < out.allocation_annotations_len; ++i) {
-        d.allocation_annotations.push_back(
-            problems.text(out.allocation_annotations[i], "allocation_annotations entry"));
-      }
+  d.cores_unit = out.cores_unit;
+  d.vendor_flags = out.vendor_flags;
+  if (out.allocation_annotations_len != 0 && out.allocation_annotations == nullptr) {
+    problems.invalid("allocation_annotations is NULL with a length");
+  } else {
+    for (size_t i = 0; i < out.allocation_annotations_len; ++i) {
+      d.allocation_annotations.push_back(
+          problems.text(out.allocation_annotations[i], "allocation_annotations entry"));
     }
   }
-  if (HAMI_HAS_MEMBER(&out, hami_device_description, partition_metrics_len)) {
-    if (out.partition_metrics_len != 0 && out.partition_metrics == nullptr) {
-      problems.invalid("partition_metrics is NULL with a length");
-    } else {
-      for (size_t i = 0; i < out.partition_metrics_len; ++i) {
-        const hami_metric_family& f = out.partition_metrics[i];
-        PartitionMetric m{problems.text(f.name, "partition metric name"),
-                          problems.text(f.help, "partition metric help"),
-                          {},
-                          f.legacy != 0};
-        if (f.labels_len != 0 && f.labels == nullptr) {
-          problems.invalid("partition metric labels are NULL with a length");
-          continue;
-        }
-        for (size_t k = 0; k < f.labels_len; ++k)
-          m.labels.push_back(problems.text(f.labels[k], "partition metric label"));
-        d.partition_metrics.push_back(std::move(m));
+  if (out.partition_metrics_len != 0 && out.partition_metrics == nullptr) {
+    problems.invalid("partition_metrics is NULL with a length");
+  } else {
+    for (size_t i = 0; i < out.partition_metrics_len; ++i) {
+      const hami_metric_family& f = out.partition_metrics[i];
+      PartitionMetric m{problems.text(f.name, "partition metric name"),
+                        problems.text(f.help, "partition metric help"),
+                        {},
+                        f.legacy != 0};
+      if (f.labels_len != 0 && f.labels == nullptr) {
+        problems.invalid("partition metric labels are NULL with a length");
+        continue;
       }
+      for (size_t k = 0; k < f.labels_len; ++k)
+        m.labels.push_back(problems.text(f.labels[k], "partition metric label"));
+      d.partition_metrics.push_back(std::move(m));
     }
   }
   if (d.cores_unit != HAMI_CORES_PERCENT && d.cores_unit != HAMI_CORES_COUNT) {

@@ -4,7 +4,8 @@
 
 namespace hami::scheduling {
 
-std::vector<VendorAllocation> allocations_from_fit(const NodeFit& fit,
+std::vector<VendorAllocation> allocations_from_fit(std::span<const host::DevicePluginHandle> plugins,
+                                                   const NodeFit& fit,
                                                    const PodRequests& requests) {
   std::vector<VendorAllocation> out;
   for (uint32_t v = 0; v < requests.vendor_used.size(); ++v) {
@@ -12,12 +13,13 @@ std::vector<VendorAllocation> allocations_from_fit(const NodeFit& fit,
       continue;
     VendorAllocation alloc;
     alloc.vendor = v;
+    alloc.holds = v < plugins.size() && plugins[v].reads_pods();
     alloc.containers.resize(fit.containers.size());
     for (size_t c = 0; c < fit.containers.size(); ++c) {
       for (const Placement& p : fit.containers[c]) {
         if (p.vendor != v)
           continue;
-        alloc.containers[c].push_back({p.id, p.type, p.memory_mib, p.cores});
+        alloc.containers[c].push_back({p.id, p.type, p.memory_mib, p.cores, p.index, p.data});
       }
     }
     out.push_back(std::move(alloc));
@@ -27,7 +29,8 @@ std::vector<VendorAllocation> allocations_from_fit(const NodeFit& fit,
 
 std::vector<cluster::MetadataWrite> allocation_annotations(
     std::span<const host::DevicePluginHandle> plugins,
-    const std::vector<VendorAllocation>& allocations) {
+    const std::vector<VendorAllocation>& allocations, const hami_pod_view& pod,
+    std::string_view node, int64_t now) {
   std::vector<cluster::MetadataWrite> out;
   for (const VendorAllocation& alloc : allocations) {
     const host::DevicePluginHandle& plugin = plugins[alloc.vendor];
@@ -52,6 +55,8 @@ std::vector<cluster::MetadataWrite> allocation_annotations(
     }
     if (!desc.allocated_annotation.empty())
       out.push_back({desc.allocated_annotation, value});
+    for (host::AnnotationWrite& w : plugin.annotate_allocation(pod, node, alloc.containers, now))
+      out.push_back({std::move(w.key), std::move(w.value)});
   }
   return out;
 }
@@ -66,6 +71,8 @@ cluster::PodMetadataPatch allocation_removal(std::span<const host::DevicePluginH
     if (!desc.allocated_annotation.empty()) {
       patch.annotations.push_back({desc.allocated_annotation, std::nullopt});
     }
+    for (const std::string& key : desc.allocation_annotations)
+      patch.annotations.push_back({key, std::nullopt});
   }
   patch.annotations.push_back({std::string(kAssignedNodeAnnotation), std::nullopt});
   patch.labels.push_back({std::string(kAssignedNodeAnnotation), std::nullopt});
@@ -80,6 +87,19 @@ std::optional<std::vector<VendorAllocation>> allocations_from_pod(
     return std::nullopt;
   std::vector<VendorAllocation> out;
   for (uint32_t v = 0; v < plugins.size(); ++v) {
+    if (plugins[v].reads_pods()) {
+      if (!pod.model)
+        continue;
+      try {
+        auto decoded = plugins[v].decode_pod_allocation(pod.model->view());
+        if (decoded)
+          out.push_back({v, std::move(*decoded), true});
+      } catch (const host::PluginCallError& e) {
+        error = e.what();
+        return std::nullopt;
+      }
+      continue;
+    }
     const host::DeviceDescription& desc = plugins[v].description();
     std::optional<std::string_view> value;
     if (!desc.allocated_annotation.empty())

@@ -26,19 +26,25 @@ inline constexpr std::string_view kBindPhaseAnnotation = "hami.io/bind-phase";
 inline constexpr std::string_view kBindTimeAnnotation = "hami.io/bind-time";
 
 // Per vendor the pod asks for, the devices each container takes.
-std::vector<VendorAllocation> allocations_from_fit(const NodeFit& fit, const PodRequests& requests);
+std::vector<VendorAllocation> allocations_from_fit(std::span<const host::DevicePluginHandle> plugins,
+                                                   const NodeFit& fit, const PodRequests& requests);
 
-// The allocation annotations (to-allocate and allocated) of every vendor in
-// `allocations`, encoded by the vendor's plugin.
+// The allocation annotations of every vendor in `allocations`: to-allocate
+// and allocated, encoded by the vendor's plugin, then the further
+// annotations its annotate_allocation names for `pod` on `node`
+// (HAMI-HOST-11).
 std::vector<cluster::MetadataWrite> allocation_annotations(
     std::span<const host::DevicePluginHandle> plugins,
-    const std::vector<VendorAllocation>& allocations);
+    const std::vector<VendorAllocation>& allocations, const hami_pod_view& pod,
+    std::string_view node, int64_t now);
 
-// Removes every vendor's allocation annotations and the assigned node.
+// Removes every vendor's allocation annotations (the further ones
+// included) and the assigned node.
 cluster::PodMetadataPatch allocation_removal(std::span<const host::DevicePluginHandle> plugins);
 
-// The allocations a pod's annotations record: per vendor, `allocated`, or
-// `to-allocate` when only that one is present. nullopt when the pod names
+// The allocations a pod's annotations record: per vendor, what its
+// decode_pod_allocation reports, else `allocated`, or `to-allocate` when
+// only that one is present. nullopt when the pod names
 // no node (hami.io/vgpu-node) or carries no allocation; `error` is set when
 // an annotation does not decode (the pod is then not counted, as in HAMi).
 std::optional<std::vector<VendorAllocation>> allocations_from_pod(

@@ -37,11 +37,11 @@ std::string_view text(hami_str s) {
 void set_devices(VendorDevices& v, std::span<const hami_device> devices) {
   size_t bytes = 0;
   for (const hami_device& d : devices)
-    bytes += d.id.len + d.type.len + d.mode.len;
+    bytes += d.id.len + d.type.len + d.mode.len + d.attributes.len;
   v.abi_strings.clear();
   v.abi_strings.reserve(bytes);
   for (const hami_device& d : devices) {
-    for (const hami_str s : {d.id, d.type, d.mode})
+    for (const hami_str s : {d.id, d.type, d.mode, d.attributes})
       v.abi_strings.insert(v.abi_strings.end(), s.ptr, s.ptr + s.len);
   }
   v.abi.assign(devices.begin(), devices.end());
@@ -56,6 +56,7 @@ void set_devices(VendorDevices& v, std::span<const hami_device> devices) {
     d.id = take(d.id.len);
     d.type = take(d.type.len);
     d.mode = take(d.mode.len);
+    d.attributes = take(d.attributes.len);
     v.total_count += d.count;
     v.total_cores += d.cores;
     v.total_memory_mib += d.memory_mib;
@@ -79,6 +80,7 @@ hami_device device_view(const host::DeviceRecord& r) {
   d.cores = r.cores;
   d.numa = r.numa;
   d.flags = r.flags;
+  d.attributes = view(r.attributes);
   return d;
 }
 

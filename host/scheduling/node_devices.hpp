@@ -48,6 +48,9 @@ struct VendorDevices {
   std::string_view id(size_t k) const { return {abi[k].id.ptr, abi[k].id.len}; }
   std::string_view type(size_t k) const { return {abi[k].type.ptr, abi[k].type.len}; }
   std::string_view mode(size_t k) const { return {abi[k].mode.ptr, abi[k].mode.len}; }
+  std::string_view attributes(size_t k) const {
+    return {abi[k].attributes.ptr, abi[k].attributes.len};
+  }
   // Position of device `id`, or npos.
   size_t find(std::string_view id) const;
 };

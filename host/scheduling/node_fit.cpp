@@ -46,17 +46,48 @@ struct ContainerOutcome {
 
 // Fits container `c` on `usage` (updated in place) and, when asked, appends
 // the devices it takes to `placed`.
+// Fills scratch.holds for the devices in try order: the node's holds plus
+// the pod's own picks of this phase (HAMI-HOST-12).
+void build_holds(uint32_t v, const VendorDevices& vd, const NodeHolds* holds,
+                 FitScratch& scratch) {
+  const size_t n = scratch.order.size();
+  scratch.hold_items.clear();
+  std::vector<size_t>& starts = scratch.order_starts;
+  starts.assign(n + 1, 0);
+  for (size_t t = 0; t < n; ++t) {
+    const size_t k = scratch.order[t];
+    starts[t] = scratch.hold_items.size();
+    if (holds != nullptr) {
+      if (const auto* list = holds_on(*holds, v, vd.id(k))) {
+        for (const std::string& h : *list)
+          scratch.hold_items.push_back({h.data(), h.size()});
+      }
+    }
+    for (const auto& [ov, ok, data] : scratch.own_holds) {
+      if (ov == v && ok == k)
+        scratch.hold_items.push_back({data.data(), data.size()});
+    }
+  }
+  starts[n] = scratch.hold_items.size();
+  scratch.holds.resize(n);
+  for (size_t t = 0; t < n; ++t) {
+    scratch.holds[t] = {scratch.hold_items.data() + starts[t], starts[t + 1] - starts[t]};
+  }
+}
+
 ContainerOutcome fit_container(const PodFitInput& in, size_t c, const NodeDevices& devices,
                                const std::vector<bool>& healthy, NodeUse& usage,
                                std::span<PodTotals> totals, FitScratch& scratch,
-                               std::vector<Placement>* placed) {
+                               std::vector<Placement>* placed, const NodeHolds* holds) {
   const bool init = c < in.requests->init_count;
   for (const VendorRequest& vr : in.requests->containers[c].vendors) {
     const uint32_t v = vr.vendor;
     const VendorDevices& vd = devices.vendors()[v];
     const bool usable = vd.registered && (v >= healthy.size() || healthy[v]);
     const size_t n = usable ? vd.size() : 0;
-    if (static_cast<size_t>(vr.request.count) > n) {
+    const host::DevicePluginHandle& plugin = in.plugins[v];
+    // A multi-pick vendor's fit decides the device count (HAMI-HOST-10).
+    if (static_cast<size_t>(vr.request.count) > n && !plugin.description().multi_pick()) {
       return {false, true, std::string(kNodeInsufficientDevice)};
     }
 
@@ -107,11 +138,18 @@ ContainerOutcome fit_container(const PodFitInput& in, size_t c, const NodeDevice
     fi.pair_scores_len = vd.pairs.size();
     fi.policy_flags = flags;
     fi.quota = quota_applies(in.quota, v) ? &hook : nullptr;
+    const bool records = plugin.reads_pods();
+    if (records) {
+      build_holds(v, vd, holds, scratch);
+      fi.device_holds = scratch.holds.data();
+    }
 
     scratch.picks.assign(static_cast<size_t>(vr.request.count), hami_fit_pick{});
-    host::FitResult result = in.plugins[v].fit(fi, scratch.picks);
-    if (!result.fits)
-      return {false, false, std::move(result.reason)};
+    host::FitResult result = plugin.fit(fi, scratch.picks);
+    if (!result.fits) {
+      const bool unresolvable = result.reason == kNodeInsufficientDevice;
+      return {false, unresolvable, std::move(result.reason)};
+    }
 
     int64_t memory = 0;
     int64_t cores = 0;
@@ -124,9 +162,13 @@ ContainerOutcome fit_container(const PodFitInput& in, size_t c, const NodeDevice
       u.cores += pick.cores;
       memory += pick.memory_mib;
       cores += pick.cores;
+      const std::string_view data =
+          p < result.pick_data.size() ? std::string_view(result.pick_data[p]) : std::string_view();
+      if (records)
+        scratch.own_holds.emplace_back(v, k, std::string(data));
       if (placed != nullptr) {
         placed->push_back({v, k, std::string(vd.id(k)), std::string(pick.type.ptr, pick.type.len),
-                           pick.memory_mib, pick.cores});
+                           pick.memory_mib, pick.cores, vd.abi[k].index, std::string(data)});
       }
     }
     PodTotals& t = totals[v];
@@ -144,7 +186,8 @@ ContainerOutcome fit_container(const PodFitInput& in, size_t c, const NodeDevice
 }  // namespace
 
 NodeFit fit_node(const PodFitInput& in, const NodeDevices& devices,
-                 const std::vector<bool>& healthy, const NodeUse& usage, FitScratch& scratch) {
+                 const std::vector<bool>& healthy, const NodeUse& usage, FitScratch& scratch,
+                 const NodeHolds* holds) {
   NodeFit out;
   // A node whose every registered vendor failed its health check is as
   // good as unregistered (HAMi drops the vendor from its cache).
@@ -178,17 +221,19 @@ NodeFit fit_node(const PodFitInput& in, const NodeDevices& devices,
     if (req.containers[c].vendors.empty())
       continue;
     scratch.fresh = usage;
+    scratch.own_holds.clear();
     ContainerOutcome r =
-        fit_container(in, c, devices, healthy, scratch.fresh, totals, scratch, placed(c));
+        fit_container(in, c, devices, healthy, scratch.fresh, totals, scratch, placed(c), holds);
     if (!r.fits)
       return fail(r);
   }
   scratch.working = usage;
+  scratch.own_holds.clear();
   for (size_t c = req.init_count; c < req.containers.size(); ++c) {
     if (req.containers[c].vendors.empty())
       continue;
     ContainerOutcome r =
-        fit_container(in, c, devices, healthy, scratch.working, totals, scratch, placed(c));
+        fit_container(in, c, devices, healthy, scratch.working, totals, scratch, placed(c), holds);
     if (!r.fits)
       return fail(r);
   }
@@ -197,9 +242,10 @@ NodeFit fit_node(const PodFitInput& in, const NodeDevices& devices,
 }
 
 NodeFit fit_node(const PodFitInput& in, const NodeDevices& devices,
-                 const std::vector<bool>& healthy, const NodeUse& usage) {
+                 const std::vector<bool>& healthy, const NodeUse& usage,
+                 const NodeHolds* holds) {
   FitScratch scratch;
-  return fit_node(in, devices, healthy, usage, scratch);
+  return fit_node(in, devices, healthy, usage, scratch, holds);
 }
 
 hami_node_usage summarize_usage(const NodeDevices& devices, const std::vector<bool>& healthy,
@@ -238,6 +284,10 @@ void subtract_charge(const NodeDevices& devices, NodeUse& usage, const PodCharge
     u.memory_mib -= d.memory_mib;
     u.cores -= d.cores;
   });
+}
+
+void subtract_holds(std::string_view node, NodeHolds& holds, const PodCharge& charge) {
+  for_each_charged(charge, node, [&](const DeviceCharge& d) { apply_holds(holds, d, -1); });
 }
 
 }  // namespace hami::scheduling

@@ -16,6 +16,7 @@
 #include <cstdint>
 #include <span>
 #include <string>
+#include <tuple>
 #include <vector>
 
 #include "plugins/device_plugin_handle.hpp"
@@ -60,6 +61,8 @@ struct Placement {
   std::string type;  // as fit wrote it (the annotation's TYPE)
   int64_t memory_mib = 0;
   int32_t cores = 0;
+  uint32_t index = 0;  // the device's registered index
+  std::string data;    // the pick's vendor data (ABI 1.1); "" for none
 };
 
 struct NodeFit {
@@ -91,12 +94,22 @@ struct FitScratch {
   std::vector<hami_fit_pick> picks;
   std::vector<size_t> order;
   std::vector<PodTotals> totals;  // per vendor
+  // Holds passed to fit (vendors that record pick data), and the pod's own
+  // picks of the current phase: (vendor, device, data).
+  std::vector<hami_str> hold_items;
+  std::vector<hami_holds> holds;
+  std::vector<size_t> order_starts;
+  std::vector<std::tuple<uint32_t, size_t, std::string>> own_holds;
 };
 
+// `holds`: what the node's charges hold per device (NodeEntry::holds,
+// without the pod's own earlier charge); nullptr = none.
 NodeFit fit_node(const PodFitInput& input, const NodeDevices& devices,
-                 const std::vector<bool>& healthy, const NodeUse& usage, FitScratch& scratch);
+                 const std::vector<bool>& healthy, const NodeUse& usage, FitScratch& scratch,
+                 const NodeHolds* holds = nullptr);
 NodeFit fit_node(const PodFitInput& input, const NodeDevices& devices,
-                 const std::vector<bool>& healthy, const NodeUse& usage);
+                 const std::vector<bool>& healthy, const NodeUse& usage,
+                 const NodeHolds* holds = nullptr);
 
 // The node's usage summed over all its devices, before the pod.
 hami_node_usage summarize_usage(const NodeDevices& devices, const std::vector<bool>& healthy,
@@ -105,5 +118,7 @@ hami_node_usage summarize_usage(const NodeDevices& devices, const std::vector<bo
 // `usage` minus what `charge` counts on the devices' node (for a pod
 // re-filtered on a node it holds).
 void subtract_charge(const NodeDevices& devices, NodeUse& usage, const PodCharge& charge);
+// The same for the charge's holds.
+void subtract_holds(std::string_view node, NodeHolds& holds, const PodCharge& charge);
 
 }  // namespace hami::scheduling

@@ -29,6 +29,14 @@ std::vector<DeviceCharge> larger_of(const std::vector<DeviceCharge>& a,
     same->slots = std::max(same->slots, d.slots);
     same->memory_mib = std::max(same->memory_mib, d.memory_mib);
     same->cores = std::max(same->cores, d.cores);
+    // Both allocations' holds count: their union, each distinct hold once
+    // more than either has it.
+    for (const std::string& h : d.holds) {
+      const auto mine = std::count(same->holds.begin(), same->holds.end(), h);
+      const auto theirs = std::count(d.holds.begin(), d.holds.end(), h);
+      if (mine < theirs)
+        same->holds.push_back(h);
+    }
   }
   return out;
 }
@@ -43,6 +51,7 @@ struct Accumulator {
   int64_t app_memory = 0;  // sum over app containers
   int64_t app_cores = 0;
   int32_t app_uses = 0;
+  std::vector<std::string> holds;
 };
 
 }  // namespace
@@ -57,7 +66,7 @@ std::vector<DeviceCharge> collapse(const std::vector<VendorAllocation>& allocati
         if (a.id == id)
           return a;
       }
-      acc.push_back(Accumulator{id});
+      acc.push_back(Accumulator{id, 0, 0, false, 0, 0, 0, {}});
       return acc.back();
     };
     for (size_t c = 0; c < alloc.containers.size(); ++c) {
@@ -66,6 +75,8 @@ std::vector<DeviceCharge> collapse(const std::vector<VendorAllocation>& allocati
       // its own use is the sum, before the max over init containers.
       std::vector<std::pair<std::string, std::pair<int64_t, int64_t>>> own;
       for (const host::AllocDevice& d : alloc.containers[c]) {
+        if (alloc.holds)
+          slot(d.id).holds.push_back(d.data);
         auto it =
             std::find_if(own.begin(), own.end(), [&](const auto& e) { return e.first == d.id; });
         if (it == own.end()) {
@@ -92,9 +103,17 @@ std::vector<DeviceCharge> collapse(const std::vector<VendorAllocation>& allocati
       DeviceCharge charge;
       charge.vendor = alloc.vendor;
       charge.device_id = a.id;
+      if (shrunk && a.app_uses == 0) {
+        for (const std::string& h : a.holds) {
+          if (!h.empty())
+            charge.holds.push_back(h);
+        }
+        if (!charge.holds.empty())
+          out.push_back(std::move(charge));
+        continue;
+      }
+      charge.holds = a.holds;
       if (shrunk) {
-        if (a.app_uses == 0)
-          continue;
         charge.memory_mib = a.app_memory;
         charge.cores = a.app_cores;
         charge.slots = a.app_uses;

@@ -44,6 +44,9 @@ struct DeviceCharge {
   int32_t slots = 0;
   int64_t memory_mib = 0;
   int64_t cores = 0;
+  // What the pod holds on the device for a vendor that records pick data
+  // (HAMI-HOST-12): one entry per allocation entry, its data or "".
+  std::vector<std::string> holds;
   friend bool operator==(const DeviceCharge&, const DeviceCharge&) = default;
 };
 
@@ -109,9 +112,14 @@ void for_each_charged(const PodCharge& charge, std::string_view node_name, F&& f
 struct VendorAllocation {
   uint32_t vendor = 0;
   host::PodAllocation containers;
+  // The vendor records pick data: every entry becomes a hold on its device.
+  bool holds = false;
 };
 
-// Collapses the allocations into device charges. `init_count` is the pod's
+// Collapses the allocations into device charges. A vendor's holds are every
+// entry's data, of init and app containers alike, also once the pod has
+// shrunk (a device only init containers used then keeps a charge of zero
+// that carries its non-empty holds). `init_count` is the pod's
 // number of init containers (segments beyond the allocation's length are
 // treated as empty); `shrunk` applies the app-only rule.
 std::vector<DeviceCharge> collapse(const std::vector<VendorAllocation>& allocations,

@@ -193,7 +193,8 @@ std::string Scheduler::bind_devices(const cluster::PodRecord& pod, const PodCont
                   std::string(node) + ": " + reason);
     }
     try {
-      patch.annotations = allocation_annotations(devices_, reservation->allocations);
+      patch.annotations =
+          allocation_annotations(devices_, reservation->allocations, *ctx.pod, node, now());
     } catch (const host::PluginCallError& e) {
       return fail(e.what());
     }

@@ -223,14 +223,21 @@ FilterOutcome Scheduler::run_filter(const hami_pod_view& pod, std::vector<Candid
           part.unresolvable.emplace_back(i, kNodeUnregistered);
           return;
         }
+        const NodeHolds* holds = entry != nullptr ? &entry->holds : nullptr;
+        NodeHolds own_removed;
         if (own != nullptr && own->on(cand.name)) {
           if (base != &adjusted)
             adjusted = *base;
           subtract_charge(*devices, adjusted, *own);
           base = &adjusted;
+          if (holds != nullptr) {
+            own_removed = *holds;
+            subtract_holds(cand.name, own_removed, *own);
+            holds = &own_removed;
+          }
         }
         const std::vector<bool>& healthy = entry != nullptr ? entry->healthy : all_healthy;
-        NodeFit fit = fit_node(input, *devices, healthy, *base, part.scratch);
+        NodeFit fit = fit_node(input, *devices, healthy, *base, part.scratch, holds);
         if (!fit.fits) {
           (fit.unresolvable ? part.unresolvable : part.failed)
               .emplace_back(i, std::move(fit.reason));
@@ -357,7 +364,7 @@ FilterOutcome Scheduler::run_filter(const hami_pod_view& pod, std::vector<Candid
     }
     cluster::PodMetadataPatch patch;
     try {
-      patch.annotations = allocation_annotations(devices_, reservation->allocations);
+      patch.annotations = allocation_annotations(devices_, reservation->allocations, pod, node, now());
     } catch (const host::PluginCallError& e) {
       release(ctx->key);
       out.error = e.what();
@@ -408,8 +415,11 @@ std::optional<Scheduler::Reservation> Scheduler::reserve(const PodContext& ctx,
   }
   const PodCharge* own = txn->pod(ctx.key);
   NodeUse usage = entry->use;
-  if (own != nullptr && own->on(node))
+  NodeHolds holds = entry->holds;
+  if (own != nullptr && own->on(node)) {
     subtract_charge(*entry->devices, usage, *own);
+    subtract_holds(node, holds, *own);
+  }
   const auto quota = quota_context(*txn, devices_, ctx.namespace_, own);
   PodFitInput input;
   input.pod = ctx.pod;
@@ -421,7 +431,7 @@ std::optional<Scheduler::Reservation> Scheduler::reserve(const PodContext& ctx,
   input.quota = quota ? &*quota : nullptr;
   NodeFit fit;
   try {
-    fit = fit_node(input, *entry->devices, entry->healthy, usage);
+    fit = fit_node(input, *entry->devices, entry->healthy, usage, &holds);
   } catch (const host::PluginCallError& e) {
     reason = e.what();
     return std::nullopt;
@@ -431,7 +441,7 @@ std::optional<Scheduler::Reservation> Scheduler::reserve(const PodContext& ctx,
     return std::nullopt;
   }
   Reservation r;
-  r.allocations = allocations_from_fit(fit, ctx.requests);
+  r.allocations = allocations_from_fit(devices_, fit, ctx.requests);
   PodCharge charge;
   charge.uid = ctx.key;
   charge.namespace_ = ctx.namespace_;

@@ -76,7 +76,10 @@ void LedgerState::add_to_use(NodeEntry& node, const DeviceCharge& d, int sign) {
 void LedgerState::apply(const PodCharge& charge, int sign) {
   const auto on_node = [&](const std::string& name) {
     NodeEntry& n = entry(name);
-    for_each_charged(charge, name, [&](const DeviceCharge& d) { add_to_use(n, d, sign); });
+    for_each_charged(charge, name, [&](const DeviceCharge& d) {
+      add_to_use(n, d, sign);
+      apply_holds(n.holds, d, sign);
+    });
     if (sign > 0) {
       n.pods.push_back(charge.uid);
     } else {

@@ -19,6 +19,7 @@
 #include <unordered_map>
 #include <vector>
 
+#include "scheduling/device_holds.hpp"
 #include "scheduling/node_devices.hpp"
 #include "scheduling/pod_charge.hpp"
 
@@ -35,6 +36,7 @@ using NodeUse = std::vector<std::vector<DeviceUse>>;
 struct NodeEntry {
   std::shared_ptr<const NodeDevices> devices;  // null: the node is not known (yet)
   NodeUse use;
+  NodeHolds holds;  // of the charges on this node, by vendor and device id
   std::vector<bool> healthy;      // per vendor, from the last health check
   std::vector<std::string> pods;  // uids of the charges on this node
 };

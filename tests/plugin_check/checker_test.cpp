@@ -102,7 +102,7 @@ TEST(PluginCheck, ReportNamesEachCheckAndProblem) {
   const std::vector<CheckResult> results = run_checks(broken, RunOptions{});
   const std::string report = format_report(broken, results);
   EXPECT_THAT(report, HasSubstr("plugin  " + std::string(BROKEN_DEVICE) + "\n"));
-  EXPECT_THAT(report, HasSubstr("name    broken-device 0.0.1 (device plugin, ABI 1.0, "
+  EXPECT_THAT(report, HasSubstr("name    broken-device 0.0.1 (device plugin, ABI 1.1, "
                                 "concurrent calls: no)\n"));
   EXPECT_THAT(report, HasSubstr("PASS  negotiation "));
   EXPECT_THAT(report, HasSubstr("FAIL  device-describe "));

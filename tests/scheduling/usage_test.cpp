@@ -15,7 +15,7 @@ using scheduling::DeviceCharge;
 using scheduling::VendorAllocation;
 
 host::AllocDevice dev(std::string id, int64_t mem, int32_t cores) {
-  return {std::move(id), "NVIDIA", mem, cores};
+  return {std::move(id), "NVIDIA", mem, cores, 0, ""};
 }
 
 std::string describe(const std::vector<DeviceCharge>& charges) {
@@ -249,10 +249,10 @@ TEST_F(Usage, ReservationAndHeldAllocationCountTogether) {
   charge.namespace_ = "ml";
   charge.name = "p";
   charge.node = "n1";
-  charge.devices = {{0, "GPU-0", 1, 1000, 10}};
+  charge.devices = {{0, "GPU-0", 1, 1000, 10, {}}};
   charge.reservation = true;
   charge.held_node = "n1";
-  charge.held_devices = {{0, "GPU-0", 1, 3000, 5}, {0, "GPU-1", 1, 500, 5}};
+  charge.held_devices = {{0, "GPU-0", 1, 3000, 5, {}}, {0, "GPU-1", 1, 500, 5, {}}};
   ledger.write()->put_pod(charge);
   const auto expect_use = [&](const std::string& what) {
     const auto snapshot = ledger.read();

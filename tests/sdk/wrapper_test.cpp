@@ -141,7 +141,10 @@ TEST(Guard, ErrbufCapZeroStillReportsTheStatus) {
 TEST(StructSizes, FloorIsTheEndOfTheLastMember) {
   EXPECT_EQ(hami::v1_0_size<hami_device_description>,
             offsetof(hami_device_description, memory_factor) + sizeof(int32_t));
-  EXPECT_EQ(hami::v1_0_size<hami_device_vtable>, sizeof(hami_device_vtable));
+  // 1.1 appended three calls: the floor stays at 1.0's last one.
+  EXPECT_EQ(hami::v1_0_size<hami_device_vtable>,
+            offsetof(hami_device_vtable, decode_allocation) + sizeof(void*));
+  EXPECT_EQ(sizeof(hami_device_vtable), hami::v1_0_size<hami_device_vtable> + 3 * sizeof(void*));
   EXPECT_STREQ(hami::struct_abi<hami_fit_input>::name, "hami_fit_input");
 }
 
@@ -282,7 +285,7 @@ TEST(Negotiate, ReportsItsVersionToAHostOfAnotherMajor) {
   Barrier b;
   EXPECT_EQ(negotiate(&host, &out, b.err()), HAMI_FAILED_PRECONDITION);
   EXPECT_EQ(out.abi_major, HAMI_ABI_MAJOR);
-  EXPECT_EQ(b.message(), "plugin is built for hami ABI 1.0, host offers 2.3");
+  EXPECT_EQ(b.message(), "plugin is built for hami ABI 1.1, host offers 2.3");
   EXPECT_EQ(out.vtable, nullptr);
 }
 
