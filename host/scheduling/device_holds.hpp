@@ -1,25 +1,37 @@
 // Holds (ABI 1.1, HAMI-HOST-12): the pick data the charges on a node hold
-// on each device, for vendors that record pick data. Keyed by device id, so
-// a re-decoded node with its devices in another order keeps them.
+// on each device, for vendors that record pick data. Aligned with the
+// node's devices like its usage (NodeUse), and rebuilt with it when the
+// node is decoded again.
 #pragma once
 
-#include <map>
+#include <cstddef>
+#include <cstdint>
 #include <string>
-#include <string_view>
 #include <vector>
 
+#include "scheduling/node_devices.hpp"
 #include "scheduling/pod_charge.hpp"
 
 namespace hami::scheduling {
 
-// Per vendor: device id → the holds on it (a multiset; order unspecified).
-using NodeHolds = std::vector<std::map<std::string, std::vector<std::string>, std::less<>>>;
+// Per vendor, per device (VendorDevices::abi order): the holds on it, a
+// multiset in no particular order. Vendors and devices without holds may
+// be missing (shorter vectors).
+using NodeHolds = std::vector<std::vector<std::vector<std::string>>>;
 
-// Adds (sign > 0) or removes one occurrence of (sign < 0) each hold of `d`.
-void apply_holds(NodeHolds& holds, const DeviceCharge& d, int sign);
+// Adds (sign > 0) or removes one occurrence of (sign < 0) each hold of `d`
+// on device `k` of its vendor.
+void apply_holds(NodeHolds& holds, size_t k, const DeviceCharge& d, int sign);
 
-// The holds of `vendor` on device `id`; nullptr when none.
-const std::vector<std::string>* holds_on(const NodeHolds& holds, uint32_t vendor,
-                                         std::string_view id);
+// `holds` minus what `charge` holds on `devices`' node.
+void subtract_holds(const NodeDevices& devices, NodeHolds& holds, const PodCharge& charge);
+
+// The holds on device `k` of `vendor`; nullptr when none.
+inline const std::vector<std::string>* holds_on(const NodeHolds& holds, uint32_t vendor,
+                                                size_t k) {
+  if (vendor >= holds.size() || k >= holds[vendor].size() || holds[vendor][k].empty())
+    return nullptr;
+  return &holds[vendor][k];
+}
 
 }  // namespace hami::scheduling

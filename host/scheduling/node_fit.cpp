@@ -48,8 +48,7 @@ struct ContainerOutcome {
 // the devices it takes to `placed`.
 // Fills scratch.holds for the devices in try order: the node's holds plus
 // the pod's own picks of this phase (HAMI-HOST-12).
-void build_holds(uint32_t v, const VendorDevices& vd, const NodeHolds* holds,
-                 FitScratch& scratch) {
+void build_holds(uint32_t v, const NodeHolds* holds, FitScratch& scratch) {
   const size_t n = scratch.order.size();
   scratch.hold_items.clear();
   std::vector<size_t>& starts = scratch.order_starts;
@@ -58,7 +57,7 @@ void build_holds(uint32_t v, const VendorDevices& vd, const NodeHolds* holds,
     const size_t k = scratch.order[t];
     starts[t] = scratch.hold_items.size();
     if (holds != nullptr) {
-      if (const auto* list = holds_on(*holds, v, vd.id(k))) {
+      if (const auto* list = holds_on(*holds, v, k)) {
         for (const std::string& h : *list)
           scratch.hold_items.push_back({h.data(), h.size()});
       }
@@ -140,7 +139,7 @@ ContainerOutcome fit_container(const PodFitInput& in, size_t c, const NodeDevice
     fi.quota = quota_applies(in.quota, v) ? &hook : nullptr;
     const bool records = plugin.reads_pods();
     if (records) {
-      build_holds(v, vd, holds, scratch);
+      build_holds(v, holds, scratch);
       fi.device_holds = scratch.holds.data();
     }
 
@@ -284,10 +283,6 @@ void subtract_charge(const NodeDevices& devices, NodeUse& usage, const PodCharge
     u.memory_mib -= d.memory_mib;
     u.cores -= d.cores;
   });
-}
-
-void subtract_holds(std::string_view node, NodeHolds& holds, const PodCharge& charge) {
-  for_each_charged(charge, node, [&](const DeviceCharge& d) { apply_holds(holds, d, -1); });
 }
 
 }  // namespace hami::scheduling

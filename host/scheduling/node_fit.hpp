@@ -118,7 +118,6 @@ hami_node_usage summarize_usage(const NodeDevices& devices, const std::vector<bo
 // `usage` minus what `charge` counts on the devices' node (for a pod
 // re-filtered on a node it holds).
 void subtract_charge(const NodeDevices& devices, NodeUse& usage, const PodCharge& charge);
-// The same for the charge's holds.
-void subtract_holds(std::string_view node, NodeHolds& holds, const PodCharge& charge);
+
 
 }  // namespace hami::scheduling

@@ -74,9 +74,12 @@ std::optional<QuotaContext> quota_context(const LedgerState& state,
   return q;
 }
 
-// Usage of `devices` from the charges the ledger holds for the node (used
-// when the devices come from a request's Node object rather than the cache).
-NodeUse usage_for(const LedgerState& state, const NodeEntry* entry, const NodeDevices& devices) {
+// Usage (and holds) of `devices` from the charges the ledger holds for the
+// node (used when the devices come from a request's Node object rather
+// than the cache).
+NodeUse usage_for(const LedgerState& state, const NodeEntry* entry, const NodeDevices& devices,
+                  NodeHolds& holds) {
+  holds.clear();
   NodeUse use(state.vendor_count());
   for (size_t v = 0; v < use.size() && v < devices.vendors().size(); ++v) {
     use[v].assign(devices.vendors()[v].size(), DeviceUse{});
@@ -96,6 +99,7 @@ NodeUse usage_for(const LedgerState& state, const NodeEntry* entry, const NodeDe
       use[d.vendor][k].used += d.slots;
       use[d.vendor][k].memory_mib += d.memory_mib;
       use[d.vendor][k].cores += d.cores;
+      apply_holds(holds, k, d, +1);
     }
   }
   return use;
@@ -192,6 +196,8 @@ FilterOutcome Scheduler::run_filter(const hami_pod_view& pod, std::vector<Candid
       const NodeDevices* devices = nullptr;
       const NodeUse* base = nullptr;
       NodeUse adjusted;
+      const NodeHolds* holds = entry != nullptr ? &entry->holds : nullptr;
+      NodeHolds adjusted_holds;
       try {
         // A memo's decode is clean: the same as decoding the node again,
         // whatever the ledger's entry held before.
@@ -213,8 +219,9 @@ FilterOutcome Scheduler::run_filter(const hami_pod_view& pod, std::vector<Candid
               cand.memo->keep(fresh);
           }
           devices = fresh.get();
-          adjusted = usage_for(*snapshot, entry, *devices);
+          adjusted = usage_for(*snapshot, entry, *devices, adjusted_holds);
           base = &adjusted;
+          holds = &adjusted_holds;
         } else if (entry != nullptr && entry->devices) {
           devices = entry->devices.get();
           base = &entry->use;
@@ -223,18 +230,15 @@ FilterOutcome Scheduler::run_filter(const hami_pod_view& pod, std::vector<Candid
           part.unresolvable.emplace_back(i, kNodeUnregistered);
           return;
         }
-        const NodeHolds* holds = entry != nullptr ? &entry->holds : nullptr;
-        NodeHolds own_removed;
         if (own != nullptr && own->on(cand.name)) {
           if (base != &adjusted)
             adjusted = *base;
           subtract_charge(*devices, adjusted, *own);
           base = &adjusted;
-          if (holds != nullptr) {
-            own_removed = *holds;
-            subtract_holds(cand.name, own_removed, *own);
-            holds = &own_removed;
-          }
+          if (holds != nullptr && holds != &adjusted_holds)
+            adjusted_holds = *holds;
+          subtract_holds(*devices, adjusted_holds, *own);
+          holds = &adjusted_holds;
         }
         const std::vector<bool>& healthy = entry != nullptr ? entry->healthy : all_healthy;
         NodeFit fit = fit_node(input, *devices, healthy, *base, part.scratch, holds);
@@ -418,7 +422,7 @@ std::optional<Scheduler::Reservation> Scheduler::reserve(const PodContext& ctx,
   NodeHolds holds = entry->holds;
   if (own != nullptr && own->on(node)) {
     subtract_charge(*entry->devices, usage, *own);
-    subtract_holds(node, holds, *own);
+    subtract_holds(*entry->devices, holds, *own);
   }
   const auto quota = quota_context(*txn, devices_, ctx.namespace_, own);
   PodFitInput input;

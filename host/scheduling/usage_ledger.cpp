@@ -71,15 +71,13 @@ void LedgerState::add_to_use(NodeEntry& node, const DeviceCharge& d, int sign) {
   u.used += sign * d.slots;
   u.memory_mib += sign * d.memory_mib;
   u.cores += sign * d.cores;
+  apply_holds(node.holds, k, d, sign);
 }
 
 void LedgerState::apply(const PodCharge& charge, int sign) {
   const auto on_node = [&](const std::string& name) {
     NodeEntry& n = entry(name);
-    for_each_charged(charge, name, [&](const DeviceCharge& d) {
-      add_to_use(n, d, sign);
-      apply_holds(n.holds, d, sign);
-    });
+    for_each_charged(charge, name, [&](const DeviceCharge& d) { add_to_use(n, d, sign); });
     if (sign > 0) {
       n.pods.push_back(charge.uid);
     } else {
@@ -112,6 +110,7 @@ void LedgerState::set_node_devices(std::shared_ptr<const NodeDevices> devices) {
   NodeEntry& n = entry(devices->name());
   n.devices = std::move(devices);
   n.use.assign(vendor_count_, {});
+  n.holds.clear();
   for (size_t v = 0; v < vendor_count_ && v < n.devices->vendors().size(); ++v) {
     n.use[v].assign(n.devices->vendors()[v].size(), DeviceUse{});
   }
@@ -134,6 +133,7 @@ void LedgerState::remove_node(std::string_view name) {
   }
   it->second.devices.reset();
   it->second.use.clear();
+  it->second.holds.clear();
   it->second.healthy.assign(vendor_count_, true);
 }
 

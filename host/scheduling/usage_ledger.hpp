@@ -36,7 +36,7 @@ using NodeUse = std::vector<std::vector<DeviceUse>>;
 struct NodeEntry {
   std::shared_ptr<const NodeDevices> devices;  // null: the node is not known (yet)
   NodeUse use;
-  NodeHolds holds;  // of the charges on this node, by vendor and device id
+  NodeHolds holds;  // of the charges on this node, aligned with `use`
   std::vector<bool> healthy;      // per vendor, from the last health check
   std::vector<std::string> pods;  // uids of the charges on this node
 };
