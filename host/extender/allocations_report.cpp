@@ -99,6 +99,8 @@ std::string allocations_report(const scheduling::Scheduler& scheduler) {
     if (!plugin.description().allocated_annotation.empty()) {
       keys.push_back(plugin.description().allocated_annotation);
     }
+    for (const std::string& key : plugin.description().allocation_annotations)
+      keys.push_back(key);
   }
   w.Key("pods");
   w.StartArray();

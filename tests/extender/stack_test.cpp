@@ -58,8 +58,8 @@ std::string pod_of(const cluster::ClusterState& cluster, const char* ns, const c
 
 TEST_F(DemoStack, DemoClusterFiltersAndBinds) {
   const auto stack = extender::make_extender_stack(config, registry, logger);
-  EXPECT_EQ(stack->cluster->nodes().size(), 5u);
-  EXPECT_EQ(stack->cluster->pods().size(), 7u);
+  EXPECT_EQ(stack->cluster->nodes().size(), 6u);
+  EXPECT_EQ(stack->cluster->pods().size(), 9u);
   const extender::ExtenderService service(*stack->scheduler, &logger);
 
   const auto filter = service.filter(R"({"Pod":)" + pod_of(*stack->cluster, "ml", "demo-infer") +
@@ -101,7 +101,9 @@ TEST_F(DemoStack, DemoClusterFiltersAndBinds) {
   const auto quota = stack->admission_view->quota("ml");
   ASSERT_TRUE(quota);
   EXPECT_EQ(quota->hard.at("nvidia.com/gpumem"), 200000);
-  EXPECT_EQ(quota->used.at("nvidia.com/gpumem"), 20000 + 2 * 40960 + 16384 + 8000);
+  // llm-infer-0, train-0, etl-0 (its init container's peak), embed-mig-0
+  // (a 3g.20gb instance), demo-infer.
+  EXPECT_EQ(quota->used.at("nvidia.com/gpumem"), 20000 + 2 * 40960 + 16384 + 19968 + 8000);
 }
 
 TEST_F(DemoStack, KubernetesSourceWithoutAUsableKubeconfigFailsClearly) {
