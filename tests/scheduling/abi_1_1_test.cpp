@@ -56,13 +56,7 @@ struct SlicesEnv {
 
   // Adds a pending pod asking for `slices` slices and filters it on node-a.
   scheduling::FilterOutcome filter(std::string_view name, int slices) {
-    const std::string json = pod(name, slices);
-    rapidjson::Document doc;
-    doc.Parse(json.c_str());
-    cluster->upsert(doc);
-    const auto model = hami::testing::pod_from_json(json);
-    const std::vector<std::string> nodes = {"node-a"};
-    return scheduler->filter(model, nodes);
+    return filter_containers(name, {}, {slices});
   }
 
   // Adds a pending pod with the given containers' slices (init first) and
