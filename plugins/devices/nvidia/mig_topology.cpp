@@ -1,8 +1,6 @@
 #include "mig_topology.hpp"
 
 #include <algorithm>
-#include <functional>
-#include <map>
 
 namespace hami::devices::nvidia {
 namespace {
@@ -83,47 +81,6 @@ std::optional<MigChoice> select_candidate(std::span<const MigProfile> profiles,
       return MigChoice{p, *placement};
   }
   return std::nullopt;
-}
-
-bool can_place_profiles(std::span<const MigProfile> profiles,
-                        std::span<const MigPlacement> occupied,
-                        std::span<const std::string_view> requested) {
-  if (requested.empty())
-    return true;
-  // As Go's map: a later profile of the same name replaces an earlier one.
-  std::map<std::string_view, std::span<const MigPlacement>> placements;
-  for (const MigProfile& p : profiles)
-    placements[p.name] = p.placements;
-  const auto of = [&](std::string_view name) -> std::span<const MigPlacement> {
-    const auto it = placements.find(name);
-    return it == placements.end() ? std::span<const MigPlacement>{} : it->second;
-  };
-  std::vector<std::string_view> ordered(requested.begin(), requested.end());
-  std::stable_sort(ordered.begin(), ordered.end(), [&](std::string_view a, std::string_view b) {
-    const auto left = of(a);
-    const auto right = of(b);
-    if (left.size() != right.size())
-      return left.size() < right.size();
-    if (left.empty())
-      return false;
-    return left[0].size > right[0].size;
-  });
-  std::vector<MigPlacement> used(occupied.begin(), occupied.end());
-  // Depth is bounded by the number of requested profiles.
-  const std::function<bool(std::size_t)> place = [&](std::size_t idx) {
-    if (idx == ordered.size())
-      return true;
-    for (const MigPlacement& candidate : ordered_placements(ordered[idx], of(ordered[idx]))) {
-      if (!is_free(candidate, used))
-        continue;
-      used.push_back(candidate);
-      if (place(idx + 1))
-        return true;
-      used.pop_back();
-    }
-    return false;
-  };
-  return place(0);
 }
 
 }  // namespace hami::devices::nvidia

@@ -42,12 +42,6 @@ std::optional<MigChoice> select_candidate(std::span<const MigProfile> profiles,
                                           std::span<const MigPlacement> occupied,
                                           std::int64_t memory);
 
-// HAMi's canPlaceMigProfiles: whether every requested profile can get a
-// placement at once (backtracking over the candidates).
-bool can_place_profiles(std::span<const MigProfile> profiles,
-                        std::span<const MigPlacement> occupied,
-                        std::span<const std::string_view> requested);
-
 }  // namespace hami::devices::nvidia
 
 #endif  // HAMI_DEVICES_NVIDIA_MIG_TOPOLOGY_HPP
