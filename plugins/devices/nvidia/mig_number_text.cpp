@@ -11,6 +11,10 @@ std::optional<std::int64_t> parse(std::string_view field, bool allow_sign) {
   const std::string_view digits = negative ? field.substr(1) : field;
   if (digits.empty() || digits.size() > 10 || (digits.size() > 1 && digits.front() == '0'))
     return std::nullopt;
+  for (const char c : digits) {
+    if (c < '0' || c > '9')
+      return std::nullopt;  // from_chars would take a sign
+  }
   if (negative && digits == "0")
     return std::nullopt;
   std::int64_t v = 0;
