@@ -53,11 +53,11 @@ TEST_F(NvidiaMigAllocation, TestEncodeDecodeMigAllocations) {
 TEST_F(NvidiaMigAllocation, Test_PatchAnnotations_MigIndexesCountSegmentsAndPositions) {
   // Segment 0 (an init container) has no device; in segment 1 the MIG
   // device is the second entry, after a hami-core GPU.
-  const PlacedPod pod = {{},
-                         {{"GPU-core", "NVIDIA", 2000, 1, 0, ""},
-                          {"GPU-a", "NVIDIA", 10240, 28, 1, "0,2,7:2g.10gb"}},
-                         {{"GPU-a", "NVIDIA", 5120, 14, 1, "6,1,6:1g.5gb"},
-                          {"GPU-a", "NVIDIA", 5120, 14, 1, "5,1,6:1g.5gb"}}};
+  const PlacedPod pod = {
+      {},
+      {{"GPU-core", "NVIDIA", 2000, 1, 0, ""}, {"GPU-a", "NVIDIA", 10240, 28, 1, "0,2,7:2g.10gb"}},
+      {{"GPU-a", "NVIDIA", 5120, 14, 1, "6,1,6:1g.5gb"},
+       {"GPU-a", "NVIDIA", 5120, 14, 1, "5,1,6:1g.5gb"}}};
   const std::vector<AnnotationOp> ops = annotate(pod);
   ASSERT_EQ(ops.size(), 1u);
   EXPECT_EQ(
@@ -147,12 +147,12 @@ TEST_F(NvidiaMigAllocation, ReservationsAttachInContainerThenDeviceOrderByGpu) {
           {"containerIndex":5,"deviceIndex":0,"gpuUUID":"GPU-x","profile":"1g.5gb","placement":{"start":1,"size":1}},
           {"containerIndex":0,"deviceIndex":1,"gpuUUID":"GPU-a","profile":"1g.5gb","placement":{"start":5,"size":1}},
           {"containerIndex":9,"deviceIndex":9,"gpuUUID":"GPU-a","profile":"1g.5gb","placement":{"start":4,"size":1}}])";
-  EXPECT_EQ(decode({{kAllocated,
-                     "GPU-a,NVIDIA,5120,14:GPU-b,NVIDIA,10240,28:;GPU-a,NVIDIA,5120,14:;"},
-                    {kMig, mig}}),
-            (PlacedPod{{{"GPU-a", "NVIDIA", 5120, 14, 0, "6,1,6:1g.5gb"},
-                        {"GPU-b", "NVIDIA", 10240, 28, 0, "0,2,7:2g.10gb"}},
-                       {{"GPU-a", "NVIDIA", 5120, 14, 0, "5,1,6:1g.5gb;4,1,6:1g.5gb"}}}));
+  EXPECT_EQ(
+      decode({{kAllocated, "GPU-a,NVIDIA,5120,14:GPU-b,NVIDIA,10240,28:;GPU-a,NVIDIA,5120,14:;"},
+              {kMig, mig}}),
+      (PlacedPod{{{"GPU-a", "NVIDIA", 5120, 14, 0, "6,1,6:1g.5gb"},
+                  {"GPU-b", "NVIDIA", 10240, 28, 0, "0,2,7:2g.10gb"}},
+                 {{"GPU-a", "NVIDIA", 5120, 14, 0, "5,1,6:1g.5gb;4,1,6:1g.5gb"}}}));
 }
 
 TEST_F(NvidiaMigAllocation, ToAllocateIsReadWhenAllocatedIsAbsent) {
@@ -258,7 +258,8 @@ TEST_F(NvidiaMigAllocation, PartitionsNeedTheWholeRuntimeIdentity) {
     ADD_FAILURE();
   } catch (const RawCallError& e) {
     EXPECT_EQ(e.status(), HAMI_INVALID_ARGUMENT);
-    EXPECT_EQ(std::string(e.what()), "hami.io/vgpu-mig-allocations: MIG allocation 0 is not an object");
+    EXPECT_EQ(std::string(e.what()),
+              "hami.io/vgpu-mig-allocations: MIG allocation 0 is not an object");
   }
   PodFixture none;
   none.container({});
@@ -268,7 +269,8 @@ TEST_F(NvidiaMigAllocation, PartitionsNeedTheWholeRuntimeIdentity) {
 TEST_F(NvidiaMigAllocation, FitDataAnnotateDecodeRoundTrip) {
   // Two containers each taking two instances of one A100; what fit records
   // comes back from decode_pod_allocation byte for byte.
-  const OfferedDevice gpu = offered(plugin_, mig_register_device("GPU-a", 7, 40960, a100_mig_profiles()));
+  const OfferedDevice gpu =
+      offered(plugin_, mig_register_device("GPU-a", 7, 40960, a100_mig_profiles()));
   PlacedPod placed;
   std::vector<std::string> holds;
   for (const std::int64_t memory : {5000, 10000}) {
@@ -280,8 +282,8 @@ TEST_F(NvidiaMigAllocation, FitDataAnnotateDecodeRoundTrip) {
     ASSERT_TRUE(o.fits) << o.reason;
     placed.emplace_back();
     for (std::size_t k = 0; k < o.picks.size(); ++k) {
-      placed.back().push_back(Placed{o.ids[k], "NVIDIA", o.picks[k].memory_mib, o.picks[k].cores,
-                                     0, o.data[k]});
+      placed.back().push_back(
+          Placed{o.ids[k], "NVIDIA", o.picks[k].memory_mib, o.picks[k].cores, 0, o.data[k]});
       holds.push_back(o.data[k]);
     }
   }

@@ -67,8 +67,8 @@ TEST_F(NvidiaMigFit, TestCustomFilterUsesReportedPlacementCapacity) {
 TEST_F(NvidiaMigFit, TestCustomFilterIgnoresQueuedAllocationsForOtherGPUs) {
   // GPU-b (tried first) has a single 1g placement: the first pick goes
   // there, and it must not consume GPU-a's last free placement.
-  const OfferedDevice b = offered(
-      plugin_, mig_register_device("GPU-b", 7, 40960, {{"1g.5gb", 5120, 14, 1, {{0, 1}}}}));
+  const OfferedDevice b =
+      offered(plugin_, mig_register_device("GPU-b", 7, 40960, {{"1g.5gb", 5120, 14, 1, {{0, 1}}}}));
   const MigFitOutcome o = run({b, a100("GPU-a", kThree2g)}, make_request(2, 5000, 0, 0));
   ASSERT_TRUE(o.fits) << o.reason;
   EXPECT_EQ(o.ids, (std::vector<std::string>{"GPU-b", "GPU-a"}));
@@ -91,8 +91,8 @@ TEST_F(NvidiaMigFit, TestFitUsesEffectivePercentageMemoryForMigPlacement) {
 
 TEST_F(NvidiaMigFit, TestFit_MigPercentageRequestRejectsUndersizedTemplate) {
   // The only profile offers 1024 MiB, the pod asks 50 % of 8192 = 4096 MiB.
-  const OfferedDevice d = offered(
-      plugin_, mig_register_device("dev-0", 1, 8192, {{"1g.5gb", 1024, 14, 1, {{0, 1}}}}));
+  const OfferedDevice d =
+      offered(plugin_, mig_register_device("dev-0", 1, 8192, {{"1g.5gb", 1024, 14, 1, {{0, 1}}}}));
   const MigFitOutcome o = run({d}, make_request(1, 0, 50, 10));
   EXPECT_FALSE(o.fits);
   EXPECT_EQ(o.reason, "1/1 CardMigTopologyInfeasible");
@@ -102,9 +102,10 @@ TEST_F(NvidiaMigFit, TestSelectMigPlacementUsesBalancedPacking) {
   // 3g.20gb high-start-first (4), 2g.10gb low-start-first (0), then 1g.5gb
   // high-start-first around them (3, 2); each pick becomes a hold.
   std::vector<std::string> holds;
-  const std::vector<std::pair<std::int64_t, std::string>> steps = {
-      {20000, "4,4,7:3g.20gb"}, {10000, "0,2,7:2g.10gb"}, {5000, "3,1,6:1g.5gb"},
-      {5000, "2,1,6:1g.5gb"}};
+  const std::vector<std::pair<std::int64_t, std::string>> steps = {{20000, "4,4,7:3g.20gb"},
+                                                                   {10000, "0,2,7:2g.10gb"},
+                                                                   {5000, "3,1,6:1g.5gb"},
+                                                                   {5000, "2,1,6:1g.5gb"}};
   for (const auto& [memory, want] : steps) {
     const MigFitOutcome o = run({a100("GPU-a", holds)}, make_request(1, memory, 0, 0));
     ASSERT_TRUE(o.fits) << memory << ": " << o.reason;
@@ -137,20 +138,19 @@ TEST_F(NvidiaMigFit, TestCanPlaceMigProfilesA100) {
 TEST_F(NvidiaMigFit, ProfilesAreTriedByMemoryThenSliceCount) {
   // Equal memory: fewer slices first, whatever the registration order.
   const OfferedDevice tie = offered(
-      plugin_, mig_register_device("GPU-a", 7, 40960,
-                                   {{"2g.10gb", 10240, 28, 2, {{0, 2}}},
-                                    {"1g.10gb", 10240, 14, 1, {{6, 1}}}}));
+      plugin_, mig_register_device(
+                   "GPU-a", 7, 40960,
+                   {{"2g.10gb", 10240, 28, 2, {{0, 2}}}, {"1g.10gb", 10240, 14, 1, {{6, 1}}}}));
   const MigFitOutcome o = run({tie}, make_request(1, 1000, 0, 0));
   ASSERT_TRUE(o.fits) << o.reason;
   EXPECT_EQ(o.data, std::vector<std::string>{"6,1,7:1g.10gb"});
   EXPECT_EQ(o.picks[0].cores, 14);
   // A bigger profile is taken when the smaller one has no free placement.
-  const OfferedDevice small_full =
-      offered(plugin_,
-              mig_register_device("GPU-a", 7, 40960,
-                                  {{"1g.5gb", 5120, 14, 1, {{6, 1}}},
-                                   {"2g.10gb", 10240, 28, 2, {{0, 2}}}}),
-              {"6,1,6:1g.5gb"});
+  const OfferedDevice small_full = offered(
+      plugin_,
+      mig_register_device("GPU-a", 7, 40960,
+                          {{"1g.5gb", 5120, 14, 1, {{6, 1}}}, {"2g.10gb", 10240, 28, 2, {{0, 2}}}}),
+      {"6,1,6:1g.5gb"});
   const MigFitOutcome bigger = run({small_full}, make_request(1, 1000, 0, 0));
   ASSERT_TRUE(bigger.fits) << bigger.reason;
   EXPECT_EQ(bigger.data, std::vector<std::string>{"0,2,7:2g.10gb"});
@@ -193,8 +193,8 @@ TEST_F(NvidiaMigFit, TestFitInDevicesRejectsInsufficientMigPlacementsOnSingleGPU
 TEST_F(NvidiaMigFit, TestFitInDevicesRetainsPhysicalCountCheckForNonMigGPU) {
   std::vector<RawDevice> d = plugin_.decode_register(
       R"([{"id":"GPU-a","count":7,"devmem":40960,"devcore":100,"type":"NVIDIA","mode":"hami-core","health":true}])");
-  const MigFitOutcome o =
-      run({OfferedDevice{d.at(0), 0, 0, 0, {}}}, make_request(2, 4000, 0, 0), {{kMode, "hami-core"}});
+  const MigFitOutcome o = run({OfferedDevice{d.at(0), 0, 0, 0, {}}}, make_request(2, 4000, 0, 0),
+                              {{kMode, "hami-core"}});
   EXPECT_FALSE(o.fits);
   EXPECT_EQ(o.reason, "NodeInsufficientDevice");
 }
@@ -236,7 +236,8 @@ TEST_F(NvidiaMigFit, MigReservationOnANonMigDeviceFailsClosed) {
 
 TEST_F(NvidiaMigFit, TestGetNodesUsageRestoresMigAllocationByProfileAndPlacement) {
   // The restored reservation occupies the GPU's only placement.
-  const MigFitOutcome o = run({single_gpu({{6, 1}}, {"6,1,6:1g.5gb"})}, make_request(1, 4000, 0, 0));
+  const MigFitOutcome o =
+      run({single_gpu({{6, 1}}, {"6,1,6:1g.5gb"})}, make_request(1, 4000, 0, 0));
   EXPECT_EQ(o.reason, "1/1 CardMigTopologyInfeasible");
 }
 
@@ -285,8 +286,8 @@ TEST_F(NvidiaMigFit, TopologyAwareCollectsEveryInstanceAndAssignsTheChosenOnes) 
 TEST_F(NvidiaMigFit, ZeroSizePlacementsDoNotLoopForever) {
   // HAMi would revisit forever (a size-0 placement never overlaps); the
   // visits are bounded by the placement count.
-  const MigFitOutcome o = run({single_gpu({{0, 0}, {1, 0}})}, make_request(1, 4000, 0, 0), {},
-                              HAMI_FIT_TOPOLOGY_AWARE);
+  const MigFitOutcome o =
+      run({single_gpu({{0, 0}, {1, 0}})}, make_request(1, 4000, 0, 0), {}, HAMI_FIT_TOPOLOGY_AWARE);
   ASSERT_TRUE(o.fits) << o.reason;
   EXPECT_EQ(o.data, std::vector<std::string>{"1,0,6:1g.5gb"});
 }

@@ -27,8 +27,8 @@ TEST(NvidiaMigNode, TestGetNodeDevices_MigProfilesFromNode) {
 
 TEST(NvidiaMigNode, AllProfilesAndPlacementsAreKeptInOrder) {
   const MigPlugin plugin;
-  const std::vector<RawDevice> d =
-      plugin.decode_register("[" + mig_register_device("GPU-a", 7, 40960, a100_mig_profiles()) + "]");
+  const std::vector<RawDevice> d = plugin.decode_register(
+      "[" + mig_register_device("GPU-a", 7, 40960, a100_mig_profiles()) + "]");
   ASSERT_EQ(d.size(), 1u);
   EXPECT_EQ(d[0].attributes,
             "5120,14,1,0+1/1+1/2+1/3+1/4+1/5+1/6+1,6:1g.5gb;10240,28,2,0+2/2+2/4+2,7:2g.10gb;"
@@ -109,9 +109,9 @@ TEST(NvidiaMigNode, DescribeDeclaresMultiPickTheMigAnnotationAndInstanceMetrics)
   std::vector<std::string> labels;
   for (std::size_t i = 0; i < info.labels_len; ++i)
     labels.push_back(sv(info.labels[i]));
-  EXPECT_EQ(labels, (std::vector<std::string>{"mig_uuid", "profile", "gpu_instance_id",
-                                              "compute_instance_id", "placement_start",
-                                              "placement_size"}));
+  EXPECT_EQ(labels,
+            (std::vector<std::string>{"mig_uuid", "profile", "gpu_instance_id",
+                                      "compute_instance_id", "placement_start", "placement_size"}));
   EXPECT_EQ(info.legacy, 0u);
   const hami_metric_family& legacy = d.partition_metrics[1];
   EXPECT_EQ(sv(legacy.name), "nodeGPUMigInstance");

@@ -59,6 +59,9 @@ bool is_mig_request(const PodSelectors& sel, const hami_fit_input& in) {
 bool assign_mig_instances(const hami_fit_input& in, std::span<hami_fit_pick> picks,
                           std::vector<std::optional<MigDeviceState>>& mig,
                           std::vector<std::string>& pick_data, std::string& reason) {
+  pick_data.clear();
+  if (mig.empty())
+    return true;  // no MIG-mode device was looked at
   pick_data.assign(picks.size(), std::string());
   for (auto& state : mig) {
     if (state)
@@ -124,8 +127,8 @@ FitResult fit(const hami_fit_input& in, std::span<hami_fit_pick> picks, std::str
   std::optional<std::int32_t> prev_numa;
   std::int64_t picked_memory = 0;
   std::int64_t picked_cores = 0;
-  // MIG-mode devices seen so far, by device index.
-  std::vector<std::optional<MigDeviceState>> mig(in.devices_len);
+  // MIG-mode devices seen so far, by device index (empty until the first).
+  std::vector<std::optional<MigDeviceState>> mig;
   const auto drop_picks = [&] {
     for (auto& state : mig) {
       if (state)
@@ -176,6 +179,8 @@ FitResult fit(const hami_fit_input& in, std::span<hami_fit_pick> picks, std::str
       tally.add(FitReason::CardUuidMismatch);
       continue;
     }
+    if (is_mig && mig.empty())
+      mig.resize(in.devices_len);
     if (is_mig && !mig[i])
       mig[i].emplace(d, device_holds(in, i));
     // A MIG device is visited again after each pick (HAMi's `i++`), so one

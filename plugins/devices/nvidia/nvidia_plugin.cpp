@@ -86,11 +86,13 @@ class NvidiaPlugin final : public DevicePlugin {
                          [&] { return decode_pair_scores(*text); });
     }
     // MIG-mode devices carry their profiles to fit as attributes.
-    std::vector<std::string> attributes(decoded.devices().size());
-    for (std::size_t i = 0; i < attributes.size(); ++i) {
+    std::vector<std::string> attributes;
+    for (std::size_t i = 0; i < decoded.devices().size(); ++i) {
       const RegisteredDevice& d = decoded.devices()[i];
-      if (d.mode == kModeMig)
-        attributes[i] = encode_mig_attributes(d.mig_profiles);
+      if (d.mode != kModeMig)
+        continue;
+      attributes.resize(decoded.devices().size());
+      attributes[i] = encode_mig_attributes(d.mig_profiles);
     }
     emit_inventory(decoded, annotations.find(kCordonAnnotation), scores, out, attributes);
   }

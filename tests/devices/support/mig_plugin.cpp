@@ -42,8 +42,8 @@ std::vector<MigProfileSpec> a100_mig_profiles() {
 std::string mig_register_device(const std::string& id, std::int32_t count, std::int32_t devmem,
                                 const std::vector<MigProfileSpec>& profiles,
                                 const std::string& mode) {
-  std::string out = R"({"id":")" + id + R"(","count":)" + std::to_string(count) +
-                    R"(,"devmem":)" + std::to_string(devmem) +
+  std::string out = R"({"id":")" + id + R"(","count":)" + std::to_string(count) + R"(,"devmem":)" +
+                    std::to_string(devmem) +
                     R"(,"devcore":100,"type":"NVIDIA-A100-SXM4-40GB","health":true,"mode":")" +
                     mode + R"(","migProfiles":[)";
   for (std::size_t i = 0; i < profiles.size(); ++i) {
