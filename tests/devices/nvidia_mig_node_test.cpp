@@ -56,6 +56,16 @@ TEST(NvidiaMigNode, RepeatedMigProfilesKeyKeepsTheLastList) {
   EXPECT_EQ(d[0].attributes, "0,0,0,3+4,1:b");
 }
 
+TEST(NvidiaMigNode, UnknownKeysInsideProfilesAndPlacementsAreSkipped) {
+  const MigPlugin plugin;
+  const std::vector<RawDevice> d = plugin.decode_register(
+      R"([{"id":"GPU-a","mode":"mig","migProfiles":[{"x":{"a":[1,{"b":[]}]},"name":"1g.5gb","instanceCount":7,"placements":[{"y":[{"z":null}],"start":6,"size":1,"w":"s"}],"memoryMB":5120,"v":true}],"count":7,"health":true}])");
+  ASSERT_EQ(d.size(), 1u);
+  EXPECT_EQ(d[0].attributes, "5120,0,0,6+1,6:1g.5gb");
+  EXPECT_EQ(d[0].count, 7);
+  EXPECT_EQ(d[0].flags, HAMI_DEVICE_HEALTHY);
+}
+
 TEST(NvidiaMigNode, MalformedMigProfilesAreInvalidArgumentWithPlace) {
   const MigPlugin plugin;
   const std::vector<std::pair<std::string, std::string>> cases = {
