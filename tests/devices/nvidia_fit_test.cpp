@@ -380,7 +380,10 @@ TEST_F(NvidiaFit, ZeroMemoryPercentageIsAccountedAsWholeCard) {
   EXPECT_EQ(full.result.reason, "1/1 CardInsufficientMemory");
 }
 
-TEST_F(NvidiaFit, MigModeDevicesAreNotChosenYet) {
+// The host handle offers no set_pick_data (as an ABI 1.0 host): MIG
+// reservations could not be kept, so MIG-mode devices fail closed. The MIG
+// rules themselves are tested in nvidia_mig_fit_test.cpp.
+TEST_F(NvidiaFit, MigModeDevicesFailClosedWithoutPickData) {
   std::vector<DeviceState> devices = {nvidia_card("mig-0", 40960, 7),
                                       nvidia_card("core-0", 40960, 10)};
   devices[0].mode = "mig";
@@ -390,10 +393,7 @@ TEST_F(NvidiaFit, MigModeDevicesAreNotChosenYet) {
   devices.pop_back();
   const FitOutcome only_mig = run(devices, make_request(1, 1000, 0, 10));
   EXPECT_FALSE(only_mig.result.fits);
-  EXPECT_EQ(only_mig.result.reason, "1/1 CardMigModeUnsupported");
-  // Capacity checks still come first, as in HAMi's order.
-  const FitOutcome too_big = run(devices, make_request(1, 99999, 0, 10));
-  EXPECT_EQ(too_big.result.reason, "1/1 CardInsufficientMemory");
+  EXPECT_EQ(only_mig.result.reason, "1/1 CardNotHealth");
 }
 
 TEST_F(NvidiaFit, VgpuModeAnnotationRestrictsDeviceMode) {

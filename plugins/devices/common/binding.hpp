@@ -49,10 +49,13 @@ inline void replay(const ContainerMutation& m, const hami_container_mutation_sin
 }
 
 // Reports a decoded registration: devices (cordon applied from
-// `cordon_list`), then the pair scores whose both ends are registered.
+// `cordon_list`; `attributes[i]`, when given, as device i's attributes),
+// then the pair scores whose both ends are registered.
 inline void emit_inventory(const RegisterDecoding& reg, std::optional<std::string_view> cordon_list,
-                           std::span<const PairScore> scores, const hami_device_sink& out) {
-  for (const RegisteredDevice& d : reg.devices()) {
+                           std::span<const PairScore> scores, const hami_device_sink& out,
+                           std::span<const std::string> attributes = {}) {
+  for (std::size_t i = 0; i < reg.devices().size(); ++i) {
+    const RegisteredDevice& d = reg.devices()[i];
     hami_device hd{};
     hd.struct_size = static_cast<std::uint32_t>(sizeof hd);
     hd.id = to_str(d.id);
@@ -65,6 +68,8 @@ inline void emit_inventory(const RegisterDecoding& reg, std::optional<std::strin
     hd.numa = d.numa;
     hd.flags = (d.health ? HAMI_DEVICE_HEALTHY : 0u) |
                (cordon_list && listed_in(*cordon_list, d.id) ? HAMI_DEVICE_CORDONED : 0u);
+    if (i < attributes.size())
+      hd.attributes = to_str(attributes[i]);
     emit_device(out, hd);
   }
   const auto registered = [&](std::string_view id) {

@@ -29,8 +29,8 @@ std::string_view reason_name(FitReason r) noexcept {
       return "CardInsufficientCore";
     case FitReason::CardComputeUnitsExhausted:
       return "CardComputeUnitsExhausted";
-    case FitReason::CardMigModeUnsupported:
-      return "CardMigModeUnsupported";
+    case FitReason::CardMigTopologyInfeasible:
+      return "CardMigTopologyInfeasible";
     case FitReason::AllocatedCardsInsufficientRequest:
       return "AllocatedCardsInsufficientRequest";
     case FitReason::kCount:

@@ -25,9 +25,7 @@ enum class FitReason : unsigned {
   CardInsufficientMemory,
   CardInsufficientCore,
   CardComputeUnitsExhausted,
-  // Not a HAMi v2.10 reason: MIG-mode devices are not scheduled by this
-  // plugin yet, and saying so is clearer than a generic mismatch.
-  CardMigModeUnsupported,
+  CardMigTopologyInfeasible,
   AllocatedCardsInsufficientRequest,
   kCount,
 };

@@ -13,7 +13,28 @@
 namespace hami::devices {
 namespace {
 
-enum class Field { None, Id, Index, Count, Devmem, Devcore, Type, Numa, Mode, Health };
+enum class Field {
+  None,
+  Id,
+  Index,
+  Count,
+  Devmem,
+  Devcore,
+  Type,
+  Numa,
+  Mode,
+  Health,
+  MigProfiles,
+  // Keys of one migProfiles entry.
+  ProfileName,
+  ProfileMemory,
+  ProfileCore,
+  ProfileSlices,
+  ProfilePlacements,
+  // Keys of one placement.
+  PlacementStart,
+  PlacementSize,
+};
 
 Field field_of(std::string_view key) noexcept {
   // Go matches struct tags case-insensitively (EqualFold).
@@ -42,9 +63,33 @@ Field field_of(std::string_view key) noexcept {
       return Field::None;
     case 7:
       return iequals(key, "devcore") ? Field::Devcore : Field::None;
+    case 11:
+      return iequals(key, "migprofiles") ? Field::MigProfiles : Field::None;
     default:
       return Field::None;
   }
+}
+
+Field profile_field_of(std::string_view key) noexcept {
+  if (iequals(key, "name"))
+    return Field::ProfileName;
+  if (iequals(key, "memorymb"))
+    return Field::ProfileMemory;
+  if (iequals(key, "core"))
+    return Field::ProfileCore;
+  if (iequals(key, "slicecount"))
+    return Field::ProfileSlices;
+  if (iequals(key, "placements"))
+    return Field::ProfilePlacements;
+  return Field::None;
+}
+
+Field placement_field_of(std::string_view key) noexcept {
+  if (iequals(key, "start"))
+    return Field::PlacementStart;
+  if (iequals(key, "size"))
+    return Field::PlacementSize;
+  return Field::None;
 }
 
 std::string_view field_name(Field f) noexcept {
@@ -67,15 +112,34 @@ std::string_view field_name(Field f) noexcept {
       return "mode";
     case Field::Health:
       return "health";
+    case Field::MigProfiles:
+      return "migProfiles";
+    case Field::ProfileName:
+      return "name";
+    case Field::ProfileMemory:
+      return "memoryMB";
+    case Field::ProfileCore:
+      return "core";
+    case Field::ProfileSlices:
+      return "sliceCount";
+    case Field::ProfilePlacements:
+      return "placements";
+    case Field::PlacementStart:
+      return "start";
+    case Field::PlacementSize:
+      return "size";
     case Field::None:
       break;
   }
   return "?";
 }
 
-// SAX handler: a flat state machine over `[ {k: v, ...}, ... ]`. Values of
-// unknown keys (migProfiles, custominfo, ...) are skipped whatever their
-// shape; the reader has already checked that they are well-formed JSON.
+// SAX handler: a state machine over
+// `[ {k: v, ..., "migProfiles": [ {k: v, ..., "placements": [ {k: v} ]} ]} ]`.
+// Values of unknown keys (custominfo, instanceCount, ...) are skipped
+// whatever their shape; the reader has already checked that they are
+// well-formed JSON. A repeated list key replaces the earlier list, and a
+// null element is a zero-valued one, as Go's decoder does.
 class RegisterHandler {
  public:
   explicit RegisterHandler(std::vector<RegisteredDevice>& out) : out_(out) {}
@@ -85,24 +149,41 @@ class RegisterHandler {
   bool Null() {
     if (skip_ > 0)
       return skip_value();
-    if (state_ == State::Top) {
-      state_ = State::Done;  // `null` is an empty list, as in Go
-      return true;
+    switch (state_) {
+      case State::Top:
+        state_ = State::Done;  // `null` is an empty list, as in Go
+        return true;
+      case State::Array:
+        return fail("element is null");
+      case State::Value:
+        if (field_ == Field::MigProfiles)
+          out_.back().mig_profiles.clear();
+        state_ = State::Object;  // null leaves the zero value
+        return true;
+      case State::ProfileList:
+        out_.back().mig_profiles.emplace_back();
+        return true;
+      case State::ProfileValue:
+        if (field_ == Field::ProfilePlacements)
+          profile().placements.clear();
+        state_ = State::Profile;
+        return true;
+      case State::PlacementList:
+        profile().placements.emplace_back();
+        return true;
+      case State::PlacementValue:
+        state_ = State::Placement;
+        return true;
+      default:
+        return fail("unexpected null");
     }
-    if (state_ == State::Array)
-      return fail("element is null");
-    if (state_ == State::Value) {
-      state_ = State::Object;  // null leaves the zero value
-      return true;
-    }
-    return fail("unexpected null");
   }
   bool Bool(bool b) {
     if (skip_ > 0)
       return skip_value();
-    if (state_ != State::Value)
+    if (!in_value())
       return unexpected("boolean");
-    if (field_ != Field::Health)
+    if (state_ != State::Value || field_ != Field::Health)
       return wrong_type("boolean");
     out_.back().health = b;
     state_ = State::Object;
@@ -115,14 +196,14 @@ class RegisterHandler {
     if (u > static_cast<std::uint64_t>(std::numeric_limits<std::int64_t>::max())) {
       if (skip_ > 0)
         return skip_value();
-      return state_ == State::Value ? out_of_range() : unexpected("number");
+      return in_value() ? out_of_range() : unexpected("number");
     }
     return integer(static_cast<std::int64_t>(u));
   }
   bool Double(double) {
     if (skip_ > 0)
       return skip_value();
-    if (state_ != State::Value)
+    if (!in_value())
       return unexpected("number");
     return wrong_type("number with a fraction or exponent");
   }
@@ -130,9 +211,16 @@ class RegisterHandler {
   bool String(const char* s, rapidjson::SizeType len, bool) {
     if (skip_ > 0)
       return skip_value();
-    if (state_ != State::Value)
+    if (!in_value())
       return unexpected("string");
     const std::string_view v(s, len);
+    if (state_ == State::ProfileValue && field_ == Field::ProfileName) {
+      profile().name = v;
+      state_ = State::Profile;
+      return true;
+    }
+    if (state_ != State::Value)
+      return wrong_type("string");
     auto& d = out_.back();
     switch (field_) {
       case Field::Id:
@@ -153,25 +241,47 @@ class RegisterHandler {
   bool StartObject() {
     if (skip_ > 0)
       return deeper();
-    if (state_ == State::Array) {
-      out_.emplace_back();
-      state_ = State::Object;
-      return true;
+    switch (state_) {
+      case State::Array:
+        out_.emplace_back();
+        state_ = State::Object;
+        return true;
+      case State::ProfileList:
+        out_.back().mig_profiles.emplace_back();
+        state_ = State::Profile;
+        return true;
+      case State::PlacementList:
+        profile().placements.emplace_back();
+        state_ = State::Placement;
+        return true;
+      case State::Value:
+      case State::ProfileValue:
+      case State::PlacementValue:
+        return wrong_type("object");
+      default:
+        return unexpected("object");
     }
-    if (state_ == State::Value)
-      return wrong_type("object");
-    return unexpected("object");
   }
   bool Key(const char* s, rapidjson::SizeType len, bool) {
     if (skip_ > 0)
       return true;
-    field_ = field_of(std::string_view(s, len));
+    const std::string_view key(s, len);
+    State value_state = State::Value;
+    if (state_ == State::Object) {
+      field_ = field_of(key);
+    } else if (state_ == State::Profile) {
+      field_ = profile_field_of(key);
+      value_state = State::ProfileValue;
+    } else {
+      field_ = placement_field_of(key);
+      value_state = State::PlacementValue;
+    }
     if (field_ == Field::None) {
       skip_ = 1;  // skip the next value; depth counts nested containers
       skip_pending_ = true;
       return true;
     }
-    state_ = State::Value;
+    state_ = value_state;
     return true;
   }
   bool EndObject(rapidjson::SizeType) {
@@ -179,35 +289,79 @@ class RegisterHandler {
       --skip_;
       return end_of_skipped();
     }
-    state_ = State::Array;
+    if (state_ == State::Profile)
+      state_ = State::ProfileList;
+    else if (state_ == State::Placement)
+      state_ = State::PlacementList;
+    else
+      state_ = State::Array;
     return true;
   }
   bool StartArray() {
     if (skip_ > 0)
       return deeper();
-    if (state_ == State::Top) {
-      state_ = State::Array;
-      return true;
+    switch (state_) {
+      case State::Top:
+        state_ = State::Array;
+        return true;
+      case State::Value:
+        if (field_ != Field::MigProfiles)
+          return wrong_type("array");
+        out_.back().mig_profiles.clear();
+        state_ = State::ProfileList;
+        return true;
+      case State::ProfileValue:
+        if (field_ != Field::ProfilePlacements)
+          return wrong_type("array");
+        profile().placements.clear();
+        state_ = State::PlacementList;
+        return true;
+      case State::PlacementValue:
+        return wrong_type("array");
+      default:
+        return unexpected("array");
     }
-    if (state_ == State::Value)
-      return wrong_type("array");
-    return unexpected("array");
   }
   bool EndArray(rapidjson::SizeType) {
     if (skip_ > 0) {
       --skip_;
       return end_of_skipped();
     }
-    state_ = State::Done;
+    if (state_ == State::ProfileList)
+      state_ = State::Object;
+    else if (state_ == State::PlacementList)
+      state_ = State::Profile;
+    else
+      state_ = State::Done;
     return true;
   }
 
  private:
-  enum class State { Top, Array, Object, Value, Done };
+  enum class State {
+    Top,
+    Array,
+    Object,
+    Value,
+    ProfileList,
+    Profile,
+    ProfileValue,
+    PlacementList,
+    Placement,
+    PlacementValue,
+    Done
+  };
 
   // Registrations nest at most four levels (array, device, migProfiles,
   // placements); anything deeper is refused before it can exhaust the stack.
   static constexpr int kMaxDepth = 64;
+
+  RegisteredMigProfile& profile() { return out_.back().mig_profiles.back(); }
+  RegisteredMigPlacement& placement() { return profile().placements.back(); }
+
+  bool in_value() const noexcept {
+    return state_ == State::Value || state_ == State::ProfileValue ||
+           state_ == State::PlacementValue;
+  }
 
   bool deeper() {
     if (++skip_ > kMaxDepth)
@@ -236,23 +390,53 @@ class RegisterHandler {
   bool integer(std::int64_t v) {
     if (skip_ > 0)
       return skip_value();
-    if (state_ != State::Value)
+    if (!in_value())
       return unexpected("number");
-    auto& d = out_.back();
     constexpr std::int64_t kI32Min = std::numeric_limits<std::int32_t>::min();
     constexpr std::int64_t kI32Max = std::numeric_limits<std::int32_t>::max();
+    constexpr std::int64_t kU32Max = std::numeric_limits<std::uint32_t>::max();
+    const bool i32 = v >= kI32Min && v <= kI32Max;
+    const bool u32 = v >= 0 && v <= kU32Max;
+    if (state_ == State::ProfileValue) {
+      switch (field_) {
+        case Field::ProfileMemory:
+        case Field::ProfileCore:
+          if (!i32)
+            return out_of_range();
+          (field_ == Field::ProfileMemory ? profile().memory_mb : profile().core) =
+              static_cast<std::int32_t>(v);
+          break;
+        case Field::ProfileSlices:
+          if (!u32)
+            return out_of_range();
+          profile().slice_count = static_cast<std::uint32_t>(v);
+          break;
+        default:
+          return wrong_type("number");
+      }
+      state_ = State::Profile;
+      return true;
+    }
+    if (state_ == State::PlacementValue) {
+      if (!u32)
+        return out_of_range();
+      (field_ == Field::PlacementStart ? placement().start : placement().size) =
+          static_cast<std::uint32_t>(v);
+      state_ = State::Placement;
+      return true;
+    }
+    auto& d = out_.back();
     switch (field_) {
       case Field::Index:
-        if (v < 0 || v > static_cast<std::int64_t>(std::numeric_limits<std::uint32_t>::max())) {
+        if (!u32)
           return out_of_range();
-        }
         d.index = static_cast<std::uint32_t>(v);
         break;
       case Field::Count:
       case Field::Devmem:
       case Field::Devcore:
       case Field::Numa: {
-        if (v < kI32Min || v > kI32Max)
+        if (!i32)
           return out_of_range();
         const auto n = static_cast<std::int32_t>(v);
         if (field_ == Field::Count)
@@ -273,7 +457,18 @@ class RegisterHandler {
   }
 
   std::string where() const {
-    return "element " + std::to_string(out_.empty() ? 0 : out_.size() - 1);
+    std::string w = "element " + std::to_string(out_.empty() ? 0 : out_.size() - 1);
+    const bool in_profile = state_ == State::Profile || state_ == State::ProfileValue ||
+                            state_ == State::PlacementList || state_ == State::Placement ||
+                            state_ == State::PlacementValue;
+    if (!in_profile || out_.back().mig_profiles.empty())
+      return w;
+    const auto& profiles = out_.back().mig_profiles;
+    w += " migProfiles[" + std::to_string(profiles.size() - 1) + "]";
+    const bool in_placement = state_ == State::Placement || state_ == State::PlacementValue;
+    if (in_placement && !profiles.back().placements.empty())
+      w += " placements[" + std::to_string(profiles.back().placements.size() - 1) + "]";
+    return w;
   }
   bool wrong_type(std::string_view got) {
     return fail(where() + " key \"" + std::string(field_name(field_)) + "\": unexpected " +
@@ -287,6 +482,10 @@ class RegisterHandler {
       return fail("expected a JSON array, found " + std::string(what));
     if (state_ == State::Array)
       return fail("expected device objects, found " + std::string(what));
+    if (state_ == State::ProfileList)
+      return fail(where() + " key \"migProfiles\": expected objects, found " + std::string(what));
+    if (state_ == State::PlacementList)
+      return fail(where() + " key \"placements\": expected objects, found " + std::string(what));
     return fail("unexpected " + std::string(what));
   }
   bool fail(std::string message) {

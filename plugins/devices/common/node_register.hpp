@@ -21,6 +21,23 @@
 
 namespace hami::devices {
 
+// A MIG placement: GPU slices [start, start + size).
+struct RegisteredMigPlacement {
+  std::uint32_t start = 0;
+  std::uint32_t size = 0;
+};
+
+// One entry of a device's `migProfiles` (HAMi's device.MigProfile):
+// {"name","memoryMB","core","sliceCount","placements":[{"start","size"}]}.
+// Other keys (instanceCount, multiprocessorCount) are ignored, as in Go.
+struct RegisteredMigProfile {
+  std::string_view name;
+  std::int32_t memory_mb = 0;
+  std::int32_t core = 0;
+  std::uint32_t slice_count = 0;
+  std::vector<RegisteredMigPlacement> placements;
+};
+
 // One registered device. Strings view into the owning RegisterDecoding.
 struct RegisteredDevice {
   std::string_view id;
@@ -32,6 +49,9 @@ struct RegisteredDevice {
   std::int32_t devcore = 0;  // NVIDIA: percent × scaling; AMD: CU count
   std::int32_t numa = 0;
   bool health = false;
+  // `migProfiles`, typed as strictly as Go decodes them; empty when absent
+  // or null. Decoded for every device; only MIG-mode devices use them.
+  std::vector<RegisteredMigProfile> mig_profiles;
 };
 
 enum class RegisterForm { Json, Legacy };

@@ -80,21 +80,21 @@ std::vector<std::size_t> greedy(const PairMatrix& m, std::size_t n) {
 PairMatrix::PairMatrix(std::span<const std::string_view> ids,
                        std::span<const hami_pair_score> scores)
     : n_(ids.size()), m_(ids.size() * ids.size(), 0) {
-  const auto index_of = [&](std::string_view id) {
-    for (std::size_t i = 0; i < ids.size(); ++i) {
-      if (ids[i] == id)
-        return i;
-    }
-    return ids.size();
-  };
+  // An id may stand for several candidates (partitions of one GPU); each of
+  // them gets the id's scores, and candidates of one id score 0 together.
   for (const hami_pair_score& s : scores) {
-    const std::size_t from = index_of(to_sv(s.from_id));
-    if (from == n_)
+    const std::string_view from_id = to_sv(s.from_id);
+    const std::string_view to_id = to_sv(s.to_id);
+    if (from_id == to_id)
       continue;
-    const std::size_t to = index_of(to_sv(s.to_id));
-    if (to == n_ || to == from)
-      continue;
-    m_[from * n_ + to] = s.score;
+    for (std::size_t from = 0; from < n_; ++from) {
+      if (ids[from] != from_id)
+        continue;
+      for (std::size_t to = 0; to < n_; ++to) {
+        if (ids[to] == to_id)
+          m_[from * n_ + to] = s.score;
+      }
+    }
   }
 }
 

@@ -44,14 +44,14 @@ const char* const kConfigSchema = R"json({
       "description": "runtimeClassName set on GPU pods that have none"},
     "migProfileAllowlist": {
       "type": ["array", "null"],
-      "description": "MIG profiles per GPU model (read by the node device plugin)",
+      "description": "MIG profiles per GPU model (read by the node device plugin); HAMi's ValidateMigProfileAllowlist: models and profiles non-empty, each profile '<x>g.<...>' with at least one character before the 'g'",
       "items": {
         "type": "object",
         "required": ["models", "profiles"],
         "properties": {
-          "models": {"type": "array", "minItems": 1, "items": {"type": "string", "minLength": 1}},
+          "models": {"type": "array", "minItems": 1, "items": {"type": "string"}},
           "profiles": {"type": "array", "minItems": 1,
-                       "items": {"type": "string", "pattern": "^[1-9][0-9]*g\\..+$"}}
+                       "items": {"type": "string", "pattern": "^[^.]+g\\."}}
         }
       }
     },

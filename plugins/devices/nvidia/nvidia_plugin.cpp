@@ -1,10 +1,16 @@
 // nvidia.so: HAMi v2.10's NVIDIA vGPU rules behind the device plugin ABI.
 // This file only binds the vendor logic (nvidia_*.cpp) to hami::DevicePlugin.
+#include <array>
 #include <string>
 #include <string_view>
+#include <vector>
 
 #include "binding.hpp"
 #include "hami/device.hpp"
+#include "mig_allocations.hpp"
+#include "mig_attributes.hpp"
+#include "mig_partitions.hpp"
+#include "mig_pod_allocation.hpp"
 #include "nvidia_admission.hpp"
 #include "nvidia_config.hpp"
 #include "nvidia_fit.hpp"
@@ -33,6 +39,12 @@ class NvidiaPlugin final : public DevicePlugin {
     out.to_allocate_annotation = to_str(kToAllocateAnnotation);
     out.allocated_annotation = to_str(kAllocatedAnnotation);
     out.memory_factor = config_.memory_factor;
+    out.cores_unit = HAMI_CORES_PERCENT;
+    out.vendor_flags = HAMI_VENDOR_MULTI_PICK;  // MIG: several instances of one GPU
+    out.allocation_annotations = kAllocationAnnotations.data();
+    out.allocation_annotations_len = kAllocationAnnotations.size();
+    out.partition_metrics = kMigPartitionFamilies.data();
+    out.partition_metrics_len = kMigPartitionFamilies.size();
   }
 
   bool mutate_container(const hami_pod_view& pod, std::size_t idx,
@@ -73,7 +85,16 @@ class NvidiaPlugin final : public DevicePlugin {
       scores = translate({"node ", node_name, ": ", kPairScoreAnnotation},
                          [&] { return decode_pair_scores(*text); });
     }
-    emit_inventory(decoded, annotations.find(kCordonAnnotation), scores, out);
+    // MIG-mode devices carry their profiles to fit as attributes.
+    std::vector<std::string> attributes;
+    for (std::size_t i = 0; i < decoded.devices().size(); ++i) {
+      const RegisteredDevice& d = decoded.devices()[i];
+      if (d.mode != kModeMig)
+        continue;
+      attributes.resize(decoded.devices().size());
+      attributes[i] = encode_mig_attributes(d.mig_profiles);
+    }
+    emit_inventory(decoded, annotations.find(kCordonAnnotation), scores, out, attributes);
   }
 
   hami_health_result node_health(const hami_node_view& node, std::int64_t now_unix,
@@ -99,9 +120,17 @@ class NvidiaPlugin final : public DevicePlugin {
   }
 
   void fit(const hami_fit_input& in, hami_fit_output& out) override {
+    const bool records_data = out.set_pick_data != nullptr;
+    std::vector<std::string> data;
     run_fit(out, [&](std::span<hami_fit_pick> picks, std::string& reason) {
-      return nvidia::fit(in, picks, reason);
+      return nvidia::fit(in, picks, reason, records_data ? &data : nullptr);
     });
+    if (out.fits == 0)
+      return;
+    for (std::size_t k = 0; k < out.picks_len && k < data.size(); ++k) {
+      if (!data[k].empty())
+        set_pick_data(out, k, data[k]);
+    }
   }
 
   void encode_allocation(std::span<const hami_container_alloc> containers,
@@ -113,7 +142,61 @@ class NvidiaPlugin final : public DevicePlugin {
     translate({}, [&] { emit_allocation(value, out); });
   }
 
+  void annotate_allocation(const hami_pod_view& pod, std::string_view /*node_name*/,
+                           std::span<const hami_placed_container> containers,
+                           std::int64_t /*now_unix*/, const hami_annotation_sink& writes) override {
+    const auto value =
+        translate({kMigAllocationsAnnotation}, [&] { return mig_annotation_for(containers); });
+    if (value) {
+      set_annotation(writes, kMigAllocationsAnnotation, *value);
+    } else if (KvList(pod.annotations, pod.annotations_len).contains(kMigAllocationsAnnotation)) {
+      remove_annotation(writes, kMigAllocationsAnnotation);
+    }
+  }
+
+  bool decode_pod_allocation(const hami_pod_view& pod, const hami_placed_sink& out) override {
+    const KvList annotations(pod.annotations, pod.annotations_len);
+    std::string_view key = kAllocatedAnnotation;
+    auto value = annotations.find(key);
+    if (!value) {
+      key = kToAllocateAnnotation;
+      value = annotations.find(key);
+    }
+    if (!value) {
+      throw Error(HAMI_NOT_FOUND, "pod " + std::string(to_sv(pod.namespace_)) + "/" +
+                                      std::string(to_sv(pod.name)) + " has no " +
+                                      std::string(kAllocatedAnnotation) + " or " +
+                                      std::string(kToAllocateAnnotation) + " annotation");
+    }
+    const PlacedAllocation placed = translate({key}, [&] {
+      return decode_placed_allocation(*value, annotations.find(kMigAllocationsAnnotation));
+    });
+    for (const auto& container : placed) {
+      open_container(out);
+      for (const PlacedEntry& e : container) {
+        hami_placed_device d{};
+        d.id = to_str(e.device.id);
+        d.type = to_str(e.device.type);
+        d.memory_mib = e.device.memory_mib;
+        d.cores = e.device.cores;
+        d.data = to_str(e.data);
+        emit_placed_device(out, d);
+      }
+    }
+    return true;
+  }
+
+  void describe_partitions(const hami_pod_view& pod, const hami_partition_sink& out) override {
+    const auto value = KvList(pod.annotations, pod.annotations_len).find(kMigAllocationsAnnotation);
+    if (!value)
+      return;
+    translate({kMigAllocationsAnnotation}, [&] { emit_mig_partitions(*value, out); });
+  }
+
  private:
+  static constexpr std::array<hami_str, 1> kAllocationAnnotations{
+      hami_str{kMigAllocationsAnnotation.data(), kMigAllocationsAnnotation.size()}};
+
   Host host_;
   NvidiaConfig config_;
   HealthTracker health_;
