@@ -154,7 +154,7 @@ class NvidiaPlugin final : public DevicePlugin {
     }
   }
 
-  bool decode_pod_allocation(const hami_pod_view& pod, const hami_placed_sink& out) override {
+  void decode_pod_allocation(const hami_pod_view& pod, const hami_placed_sink& out) override {
     const KvList annotations(pod.annotations, pod.annotations_len);
     std::string_view key = kAllocatedAnnotation;
     auto value = annotations.find(key);
@@ -183,7 +183,6 @@ class NvidiaPlugin final : public DevicePlugin {
         emit_placed_device(out, d);
       }
     }
-    return true;
   }
 
   void describe_partitions(const hami_pod_view& pod, const hami_partition_sink& out) override {
