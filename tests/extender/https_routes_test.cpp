@@ -25,15 +25,7 @@ struct HttpsRoutes : ::testing::Test {
 
   test::ParsedResponse post(const std::string& path, const std::string& body,
                             const std::string& method = "POST") {
-    test::TlsConnection conn(ctx.get(), server.port());
-    EXPECT_TRUE(conn.handshake()) << conn.error();
-    EXPECT_TRUE(conn.send(method + " " + path +
-                          " HTTP/1.1\r\nHost: localhost\r\nContent-Type: application/json\r\n"
-                          "Content-Length: " +
-                          std::to_string(body.size()) + "\r\nConnection: close\r\n\r\n" + body));
-    const auto raw = conn.read_response();
-    EXPECT_TRUE(raw.has_value());
-    return test::parse_response(raw.value_or(""));
+    return test::json_request(ctx.get(), server.port(), method, path, body);
   }
 };
 

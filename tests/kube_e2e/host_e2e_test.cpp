@@ -51,15 +51,7 @@ struct HostE2E : ::testing::Test {
   }
   test::ParsedResponse call_on(uint16_t port, const std::string& method, const std::string& path,
                                const std::string& body) {
-    test::TlsConnection conn(ctx.get(), port);
-    EXPECT_TRUE(conn.handshake()) << conn.error();
-    EXPECT_TRUE(conn.send(method + " " + path +
-                          " HTTP/1.1\r\nHost: localhost\r\nContent-Type: application/json\r\n"
-                          "Content-Length: " +
-                          std::to_string(body.size()) + "\r\nConnection: close\r\n\r\n" + body));
-    const auto raw = conn.read_response();
-    EXPECT_TRUE(raw.has_value());
-    return test::parse_response(raw.value_or(""));
+    return test::json_request(ctx.get(), port, method, path, body);
   }
 
   FakeApiServer fake;

@@ -233,6 +233,29 @@ std::optional<std::string> TlsConnection::read_response() {
   return out;
 }
 
+ParsedResponse json_request(SSL_CTX* ctx, uint16_t port, const std::string& method,
+                            const std::string& path, const std::string& body) {
+  TlsConnection conn(ctx, port);
+  ParsedResponse failed;
+  if (!conn.handshake()) {
+    failed.body = "handshake failed: " + conn.error();
+    return failed;
+  }
+  if (!conn.send(method + " " + path +
+                 " HTTP/1.1\r\nHost: localhost\r\nContent-Type: application/json\r\n"
+                 "Content-Length: " +
+                 std::to_string(body.size()) + "\r\nConnection: close\r\n\r\n" + body)) {
+    failed.body = "send failed";
+    return failed;
+  }
+  const auto raw = conn.read_response();
+  if (!raw) {
+    failed.body = "no response";
+    return failed;
+  }
+  return parse_response(*raw);
+}
+
 ParsedResponse parse_response(const std::string& raw) {
   ParsedResponse r;
   const auto head_end = raw.find("\r\n\r\n");

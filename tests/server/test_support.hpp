@@ -113,6 +113,11 @@ struct ParsedResponse {
 };
 ParsedResponse parse_response(const std::string& raw);
 
+// One JSON request on a new connection (Connection: close) to 127.0.0.1:port.
+// A failed handshake, send or read gives status 0 and the reason as body.
+ParsedResponse json_request(SSL_CTX* ctx, uint16_t port, const std::string& method,
+                            const std::string& path, const std::string& body = "");
+
 // A started HttpsServer on 127.0.0.1:0 with a self-signed identity.
 struct ServerOptions {
   config::TlsConfig tls = [] {
