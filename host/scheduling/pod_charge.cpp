@@ -61,41 +61,46 @@ std::vector<DeviceCharge> collapse(const std::vector<VendorAllocation>& allocati
   std::vector<DeviceCharge> out;
   for (const VendorAllocation& alloc : allocations) {
     std::vector<Accumulator> acc;  // few devices per pod: a scan beats a map
-    const auto slot = [&](const std::string& id) -> Accumulator& {
+    const auto slot = [&](std::string_view id) -> Accumulator& {
       for (Accumulator& a : acc) {
         if (a.id == id)
           return a;
       }
-      acc.push_back(Accumulator{id, 0, 0, false, 0, 0, 0, {}});
+      acc.push_back(Accumulator{std::string(id), 0, 0, false, 0, 0, 0, {}});
       return acc.back();
     };
     for (size_t c = 0; c < alloc.containers.size(); ++c) {
       const bool init = c < init_count;
       // One container may name a device more than once (MIG instances):
-      // its own use is the sum, before the max over init containers.
-      std::vector<std::pair<std::string, std::pair<int64_t, int64_t>>> own;
+      // its own use is the sum, before the max over init containers; in an
+      // app container every entry is a slot, as in HAMi.
+      struct Own {
+        std::string_view id;
+        int64_t memory = 0;
+        int64_t cores = 0;
+        int32_t entries = 0;
+      };
+      std::vector<Own> own;
       for (const host::AllocDevice& d : alloc.containers[c]) {
         if (alloc.holds)
           slot(d.id).holds.push_back(d.data);
-        auto it =
-            std::find_if(own.begin(), own.end(), [&](const auto& e) { return e.first == d.id; });
-        if (it == own.end()) {
-          own.push_back({d.id, {d.memory_mib, d.cores}});
-        } else {
-          it->second.first += d.memory_mib;
-          it->second.second += d.cores;
-        }
+        auto it = std::find_if(own.begin(), own.end(), [&](const Own& e) { return e.id == d.id; });
+        if (it == own.end())
+          it = own.insert(own.end(), Own{d.id});
+        it->memory += d.memory_mib;
+        it->cores += d.cores;
+        it->entries += 1;
       }
-      for (const auto& [id, use] : own) {
-        Accumulator& a = slot(id);
+      for (const Own& use : own) {
+        Accumulator& a = slot(use.id);
         if (init) {
           a.init_used = true;
-          a.init_memory = std::max(a.init_memory, use.first);
-          a.init_cores = std::max(a.init_cores, use.second);
+          a.init_memory = std::max(a.init_memory, use.memory);
+          a.init_cores = std::max(a.init_cores, use.cores);
         } else {
-          a.app_memory += use.first;
-          a.app_cores += use.second;
-          a.app_uses += 1;
+          a.app_memory += use.memory;
+          a.app_cores += use.cores;
+          a.app_uses += use.entries;
         }
       }
     }

@@ -5,9 +5,9 @@
 // Per vendor and device id:
 //   memory = max(max over init containers, sum over app containers), same
 //   for cores; slots = max(1 if an init container used it, number of app
-//   containers using it, 1).
+//   container entries naming it, 1).
 // Once every init container has succeeded the pod shrinks to its app
-// containers: sums, slots = number of app containers using the device, and
+// containers: sums, slots = number of app container entries naming the device, and
 // devices only init containers used drop out.
 #pragma once
 

@@ -50,6 +50,20 @@ TEST(Collapse, DevicesOnlyInitContainersUsedDropAfterShrink) {
   EXPECT_EQ(describe(scheduling::collapse(a, 1, true)), "app-gpu:1/1000/20 ");
 }
 
+TEST(Collapse, EveryAppEntryOfADeviceIsASlot) {
+  // Two MIG instances of one GPU in one app container: two slots, as
+  // HAMi's CollapseInitContainerUsage counts each occurrence. In an init
+  // container the device is one slot and its entries add up (HAMi keeps the
+  // largest entry only, which undercounts the container's own use).
+  const std::vector<VendorAllocation> a = {
+      {0, {{dev("g", 4864, 14), dev("g", 4864, 14)}, {dev("g", 9856, 28), dev("g", 9856, 28)}}}};
+  EXPECT_EQ(describe(scheduling::collapse(a, 0, false)), "g:4/29440/84 ");
+  EXPECT_EQ(describe(scheduling::collapse(a, 1, false)), "g:2/19712/56 ");
+  const std::vector<VendorAllocation> init_only = {
+      {0, {{dev("g", 4864, 14), dev("g", 4864, 14)}, {}}}};
+  EXPECT_EQ(describe(scheduling::collapse(init_only, 1, false)), "g:1/9728/28 ");
+}
+
 TEST(Collapse, MultipleDevicesAndVendors) {
   const std::vector<VendorAllocation> a = {
       {0, {{dev("a", 100, 1), dev("b", 100, 1)}, {dev("a", 50, 2)}}},
