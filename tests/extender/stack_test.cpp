@@ -106,6 +106,46 @@ TEST_F(DemoStack, DemoClusterFiltersAndBinds) {
   EXPECT_EQ(quota->used.at("nvidia.com/gpumem"), 20000 + 2 * 40960 + 16384 + 19968 + 8000);
 }
 
+TEST_F(DemoStack, DemoMigPodGetsFreePlacements) {
+  // Step 7 of the walkthrough.
+  const auto stack = extender::make_extender_stack(config, registry, logger);
+  const extender::ExtenderService service(*stack->scheduler, &logger);
+  const auto filter = service.filter(
+      R"({"Pod":)" + pod_of(*stack->cluster, "ml", "demo-mig") +
+      R"(,"NodeNames":["gpu-a100-0","gpu-a100-1","gpu-t4-0","gpu-mi300x-0","gpu-a100-mig-0","cpu-0"]})");
+  EXPECT_EQ(filter.body,
+            R"({"Nodes":null,"NodeNames":["gpu-a100-mig-0"],"FailedNodes":{)"
+            R"("gpu-a100-0":"4/4 CardTypeMismatch","gpu-a100-1":"4/4 CardTypeMismatch",)"
+            R"("gpu-t4-0":"2/2 CardTypeMismatch"},"FailedAndUnresolvableNodes":{)"
+            R"("cpu-0":"node unregistered","gpu-mi300x-0":"NodeInsufficientDevice"},"Error":""})");
+  EXPECT_EQ(
+      service
+          .bind(
+              R"({"PodName":"demo-mig","PodNamespace":"ml","PodUID":"5e7c2d4a-0000-4000-8000-000000000003","Node":"gpu-a100-mig-0"})")
+          .body,
+      R"({"Error":""})");
+  const auto pod = stack->cluster->pod("ml", "demo-mig");
+  const std::string gpu1 = "GPU-7c1e4b2a-9d3f-4e6a-8b5c-a100m1g00001";
+  EXPECT_EQ(pod->annotation("hami.io/vgpu-devices-allocated"),
+            gpu1 + ",NVIDIA,9856,28:" + gpu1 + ",NVIDIA,9856,28:;");
+  EXPECT_EQ(pod->annotation("hami.io/vgpu-mig-allocations"),
+            R"([{"containerIndex":0,"deviceIndex":0,"gpuUUID":")" + gpu1 +
+                R"(","profile":"2g.10gb","placement":{"start":0,"size":2}},)"
+                R"({"containerIndex":0,"deviceIndex":1,"gpuUUID":")" +
+                gpu1 + R"(","profile":"2g.10gb","placement":{"start":2,"size":2}}])");
+  // Usage: two slots of GPU 1 (one per instance), GPU 0 keeps embed-mig-0.
+  const auto snapshot = stack->scheduler->ledger().read();
+  const auto* node = snapshot->node("gpu-a100-mig-0");
+  ASSERT_NE(node, nullptr);
+  ASSERT_EQ(node->use.size(), 2u);  // vendors nvidia, amd
+  ASSERT_EQ(node->use[0].size(), 2u);
+  EXPECT_EQ(node->use[0][0].used, 1);
+  EXPECT_EQ(node->use[0][0].memory_mib, 19968);
+  EXPECT_EQ(node->use[0][1].used, 2);
+  EXPECT_EQ(node->use[0][1].memory_mib, 2 * 9856);
+  EXPECT_EQ(node->use[0][1].cores, 2 * 28);
+}
+
 TEST_F(DemoStack, KubernetesSourceWithoutAUsableKubeconfigFailsClearly) {
   config.cluster.source = config::ClusterSource::kubernetes;
   config.cluster.kubernetes.kubeconfig = "/nonexistent/hami/kubeconfig";
