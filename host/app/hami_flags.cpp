@@ -7,6 +7,7 @@
 #include <string_view>
 
 #include "app/go_flag_values.hpp"
+#include "config/builtin_config.hpp"
 
 namespace hami::app {
 namespace {
@@ -92,15 +93,15 @@ struct Spec {
   Kind kind;
   Setter set;               // null: accepted without effect
   std::string_view reason;  // why, when `set` is null
+  // The reason ends with the built-in configuration's device plugins.
+  bool names_device_plugins = false;
 };
 
 constexpr std::string_view kKlogOutput =
     "klog output setting: this host writes one line per event to stderr (log.format text or "
     "json)";
-constexpr std::string_view kNoAscend =
-    "no Ascend device plugin ships with this host (its device plugins: nvidia, amd)";
-constexpr std::string_view kNoIluvatar =
-    "no Iluvatar device plugin ships with this host (its device plugins: nvidia, amd)";
+constexpr std::string_view kNoAscend = "no Ascend device plugin ships with this host";
+constexpr std::string_view kNoIluvatar = "no Iluvatar device plugin ships with this host";
 constexpr std::string_view kNoCambricon =
     "Cambricon resource name: no Cambricon device plugin ships with this host";
 constexpr std::string_view kNoHygon =
@@ -194,8 +195,8 @@ constexpr Spec kFlags[] = {
     {"log_backtrace_at", Kind::value, nullptr, kKlogOutput},
     {"legacy_stderr_threshold_behavior", Kind::boolean, nullptr, kKlogOutput},
     // Vendors (pkg/device/*/ParseConfig).
-    {"enable-ascend", Kind::boolean, nullptr, kNoAscend},
-    {"enable-iluvatar", Kind::boolean, nullptr, kNoIluvatar},
+    {"enable-ascend", Kind::boolean, nullptr, kNoAscend, true},
+    {"enable-iluvatar", Kind::boolean, nullptr, kNoIluvatar, true},
     {"cambricon-mlu-name", Kind::value, nullptr, kNoCambricon},
     {"cambricon-mlu-memory", Kind::value, nullptr, kNoCambricon},
     {"cambricon-mlu-cores", Kind::value, nullptr, kNoCambricon},
@@ -244,6 +245,13 @@ bool all_digits(std::string_view s) {
 
 std::string canonical(std::string_view name) {
   return (name == "v" ? "-" : "--") + std::string(name);
+}
+
+std::string reason(const Spec& spec) {
+  std::string out(spec.reason);
+  if (spec.names_device_plugins)
+    out += " (its device plugins: " + config::builtin_device_plugin_names() + ")";
+  return out;
 }
 
 }  // namespace
@@ -297,7 +305,7 @@ TranslatedCommandLine translate_command_line(const std::vector<std::string>& arg
     if (spec->set != nullptr) {
       spec->set(out.hami, FlagText{flag, value});
     } else if (noticed.insert(flag).second) {
-      out.ignored.push_back(config::FlagNotice{flag, std::string(spec->reason), true});
+      out.ignored.push_back(config::FlagNotice{flag, reason(*spec), true});
     }
   }
   return out;

@@ -186,9 +186,9 @@ void SchedulerApp::print_help() const {
       "Without --check-config or --list-plugins it serves until SIGTERM/SIGINT. "
       "Every config key is documented in config/example.yaml; without --config the built-in "
       "defaults apply: a config file's defaults, but self-signed TLS, cluster.source kubernetes "
-      "($KUBECONFIG first when set), allocateAt filter and the plugins nvidia, amd, vgpu and "
-      "hami-policies from " +
-      std::string(config::kDefaultPluginDirectory) + ". " + hami_flags_help());
+      "($KUBECONFIG first when set), allocateAt filter and the plugins " +
+      config::builtin_plugin_names() + " from " + std::string(config::kDefaultPluginDirectory) +
+      ". " + hami_flags_help());
   help.setUnixStyle(true);
   help.format(std::cout);
 }

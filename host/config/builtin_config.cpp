@@ -12,6 +12,16 @@ PluginEntry entry(const char* name, const char* library) {
   return e;
 }
 
+std::string join(const std::vector<std::string>& names, std::string_view last_separator) {
+  std::string out;
+  for (size_t i = 0; i < names.size(); ++i) {
+    if (i > 0)
+      out += i + 1 == names.size() ? last_separator : std::string_view(", ");
+    out += names[i];
+  }
+  return out;
+}
+
 }  // namespace
 
 HostConfig builtin_config(const std::optional<std::string>& kubeconfig_env) {
@@ -31,6 +41,25 @@ HostConfig builtin_config(const std::optional<std::string>& kubeconfig_env) {
   config.cluster.kubernetes.events = EventsApi::core_v1;
   config.scheduler.allocate_at = AllocateAt::filter;
   return config;
+}
+
+std::string builtin_device_plugin_names() {
+  std::vector<std::string> names;
+  for (const PluginEntry& e : builtin_config(std::nullopt).plugins.devices)
+    names.push_back(e.name);
+  return join(names, ", ");
+}
+
+std::string builtin_plugin_names() {
+  const PluginsConfig plugins = builtin_config(std::nullopt).plugins;
+  std::vector<std::string> names;
+  for (const PluginEntry& e : plugins.devices)
+    names.push_back(e.name);
+  if (plugins.admission)
+    names.push_back(plugins.admission->name);
+  for (const PluginEntry& e : plugins.scheduling)
+    names.push_back(e.name);
+  return join(names, " and ");
 }
 
 }  // namespace hami::config

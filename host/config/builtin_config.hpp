@@ -27,6 +27,7 @@
 #include <optional>
 #include <string>
 #include <string_view>
+#include <vector>
 
 #include "config/host_config.hpp"
 
@@ -37,5 +38,11 @@ inline constexpr std::string_view kDefaultPluginDirectory = "/usr/lib/hami-sched
 
 // `kubeconfig_env`: the value of $KUBECONFIG, nullopt when unset.
 HostConfig builtin_config(const std::optional<std::string>& kubeconfig_env);
+
+// For help texts, the names of the built-in configuration's plugins:
+// its device plugins joined by ", ", and all of them (devices, admission,
+// scheduling) joined by ", " with " and " before the last.
+std::string builtin_device_plugin_names();
+std::string builtin_plugin_names();
 
 }  // namespace hami::config

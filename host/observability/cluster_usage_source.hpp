@@ -4,9 +4,11 @@
 // the collector never holds a lock of the scheduling path while it formats.
 //
 // Units are the scheduler's: memory in MiB, cores as the vendor reports
-// them (percent for NVIDIA, compute units for AMD); the collector converts.
+// them (percent, or a count of compute units when the vendor describes
+// HAMI_CORES_COUNT); the collector converts.
 #pragma once
 
+#include <cstddef>
 #include <cstdint>
 #include <optional>
 #include <string>
@@ -14,28 +16,37 @@
 
 namespace hami::observability {
 
-// A MIG instance in use on a device, with its runtime identity (known once
-// the device plugin has created it).
-struct MigInstanceUsage {
-  std::string mig_uuid;
-  std::string profile;  // e.g. "1g.10gb"
-  int64_t gpu_instance_id = 0;
-  int64_t compute_instance_id = 0;
-  int64_t placement_start = 0;
-  int64_t placement_size = 0;
+// An info metric family a vendor declares for its partitions
+// (hami_device_description.partition_metrics): every series carries the
+// device labels, then `labels`, and the value 1.
+struct PartitionFamily {
+  std::string name;
+  std::string help;
+  std::vector<std::string> labels;  // after the device labels
+  bool legacy = false;              // emitted only with the legacy names on
+};
+
+// One partition a pod holds on a device, as the vendor's
+// describe_partitions reports it.
+struct PartitionUsage {
+  size_t family = 0;                // index into ClusterUsage::partition_families
+  std::vector<std::string> values;  // one per label of the family
 };
 
 struct DeviceUsage {
   std::string uuid;
   uint32_t index = 0;
-  std::string type;  // as registered ("NVIDIA A100-SXM4-40GB", "AMD Instinct MI300X VF")
-  std::string mode;  // "hami-core", "mig", "mps"; empty = hami-core
+  std::string type;  // as registered
+  std::string mode;  // as registered; empty = hami-core
   int64_t memory_total_mib = 0;
   int64_t cores_total = 0;
   int64_t slots_used = 0;  // allocation slots (HAMi's Used)
   int64_t memory_used_mib = 0;
   int64_t cores_used = 0;
-  std::vector<MigInstanceUsage> mig_instances;
+  // The vendor counts cores (HAMI_CORES_COUNT): cores_total is the
+  // device's number of compute units. Otherwise they are percent.
+  bool cores_count = false;
+  std::vector<PartitionUsage> partitions;
 };
 
 struct NodeUsage {
@@ -73,6 +84,8 @@ struct ClusterUsage {
   std::vector<NodeUsage> nodes;
   std::vector<PodUsage> pods;
   std::vector<QuotaUsage> quotas;
+  // Every vendor's partition families, in plugin order.
+  std::vector<PartitionFamily> partition_families;
 };
 
 class ClusterUsageSource {

@@ -1,6 +1,5 @@
 #include "observability/hami_collector.hpp"
 
-#include <cctype>
 #include <cmath>
 #include <map>
 #include <optional>
@@ -17,20 +16,10 @@ double bytes(int64_t mib) {
   return static_cast<double>(mib) * kBytesPerMiB;
 }
 
-bool is_amd(std::string_view type) {
-  constexpr std::string_view kAmd = "AMD";
-  if (type.size() < kAmd.size())
-    return false;
-  for (size_t i = 0; i < kAmd.size(); ++i) {
-    if (std::toupper(static_cast<unsigned char>(type[i])) != kAmd[i])
-      return false;
-  }
-  return true;
-}
-
-// HAMi's normalizeAMDCoreMetrics: AMD compute units → percent of the card.
-std::pair<double, double> core_ratios(std::string_view type, int64_t total, int64_t allocated) {
-  if (!is_amd(type) || total <= 0)
+// HAMi's normalizeAMDCoreMetrics, for every vendor that counts cores:
+// compute units → percent of the card.
+std::pair<double, double> core_ratios(bool cores_count, int64_t total, int64_t allocated) {
+  if (!cores_count || total <= 0)
     return {static_cast<double>(total), static_cast<double>(allocated)};
   return {kNormalizedCoreLimit, std::ceil(static_cast<double>(allocated) /
                                           static_cast<double>(total) * kNormalizedCoreLimit)};
@@ -66,10 +55,6 @@ struct Families {
   MetricFamily memory_ratio = family("hami_node_gpu_memory_allocated_ratio",
                                      "GPU Memory Allocated Percentage on a certain GPU",
                                      {"node", "device_uuid", "device_index", "device_type"});
-  MetricFamily mig = family(
-      "hami_node_gpu_mig_instance_info", "Realized MIG instance identity and scheduler placement",
-      {"node", "device_uuid", "device_index", "mig_uuid", "profile", "gpu_instance_id",
-       "compute_instance_id", "placement_start", "placement_size"});
   MetricFamily quota_used =
       family("hami_resource_quota_used", "resourcequota usage for a certain device",
              {"namespace", "quota_name", "limit"});
@@ -105,9 +90,6 @@ struct LegacyFamilies {
   MetricFamily memory_ratio =
       family("nodeGPUMemoryPercentage", "GPU Memory Allocated Percentage on a certain GPU",
              {"nodeid", "deviceuuid", "deviceidx", "devicetype"});
-  MetricFamily mig =
-      family("nodeGPUMigInstance", "GPU Sharing mode. 0 for hami-core, 1 for mig, 2 for mps",
-             {"nodeid", "deviceuuid", "deviceidx", "migname"});
   MetricFamily quota_used = family("QuotaUsed", "resourcequota usage for a certain device",
                                    {"quotanamespace", "quotaName", "limit"});
   MetricFamily vgpu_memory =
@@ -118,23 +100,59 @@ struct LegacyFamilies {
              {"podnamespace", "nodename", "podname", "containeridx", "deviceuuid"});
 };
 
-void emit_device(const std::string& node, const DeviceUsage& d, Families& f,
-                 LegacyFamilies* legacy) {
-  const std::string index = std::to_string(d.index);
-  const std::string cores_total = std::to_string(d.cores_total);
-  const auto [core_limit, core_allocated] = core_ratios(d.type, d.cores_total, d.cores_used);
-  if (d.mode == "mig") {
-    for (const MigInstanceUsage& m : d.mig_instances) {
-      f.mig.add({node, d.uuid, index, m.mig_uuid, m.profile, std::to_string(m.gpu_instance_id),
-                 std::to_string(m.compute_instance_id), std::to_string(m.placement_start),
-                 std::to_string(m.placement_size)},
-                1);
-      if (legacy != nullptr) {
-        legacy->mig.add({node, d.uuid, index, m.profile + "-" + std::to_string(m.gpu_instance_id)},
-                        1);
+// The vendors' partition families (ClusterUsage::partition_families), by
+// index; nullopt for a legacy family while the legacy names are off.
+// Series carry the device labels first, in the form of the family's
+// generation, then the family's own.
+struct PartitionFamilies {
+  std::vector<std::optional<MetricFamily>> families;
+  std::vector<size_t> value_counts;  // labels of each family after the device labels
+
+  PartitionFamilies(const std::vector<PartitionFamily>& declared, bool legacy_names) {
+    for (const PartitionFamily& p : declared) {
+      value_counts.push_back(p.labels.size());
+      if (p.legacy && !legacy_names) {
+        families.emplace_back();
+        continue;
       }
+      std::vector<std::string> labels =
+          p.legacy ? std::vector<std::string>{"nodeid", "deviceuuid", "deviceidx"}
+                   : std::vector<std::string>{"node", "device_uuid", "device_index"};
+      labels.insert(labels.end(), p.labels.begin(), p.labels.end());
+      families.emplace_back(family(p.name, p.help, std::move(labels)));
     }
   }
+
+  // A partition naming no family, or with a value count other than its
+  // family's labels, is skipped.
+  void add(const std::string& node, const DeviceUsage& d, const std::string& index,
+           const PartitionUsage& p) {
+    if (p.family >= families.size() || !families[p.family] ||
+        p.values.size() != value_counts[p.family]) {
+      return;
+    }
+    std::vector<std::string> values{node, d.uuid, index};
+    values.insert(values.end(), p.values.begin(), p.values.end());
+    families[p.family]->add(std::move(values), 1);
+  }
+
+  // The families of one generation (legacy or not), in declaration order.
+  void take(bool legacy, const std::vector<PartitionFamily>& declared,
+            std::vector<MetricFamily>& out) {
+    for (size_t i = 0; i < families.size(); ++i) {
+      if (families[i] && declared[i].legacy == legacy)
+        out.push_back(std::move(*families[i]));
+    }
+  }
+};
+
+void emit_device(const std::string& node, const DeviceUsage& d, Families& f, LegacyFamilies* legacy,
+                 PartitionFamilies& partitions) {
+  const std::string index = std::to_string(d.index);
+  const std::string cores_total = std::to_string(d.cores_total);
+  const auto [core_limit, core_allocated] = core_ratios(d.cores_count, d.cores_total, d.cores_used);
+  for (const PartitionUsage& p : d.partitions)
+    partitions.add(node, d, index, p);
   f.memory_limit.add({node, d.uuid, index, d.type}, bytes(d.memory_total_mib));
   f.core_limit.add({node, d.uuid, index, d.type}, core_limit);
   f.memory_allocated.add({node, d.uuid, index, cores_total, d.type}, bytes(d.memory_used_mib));
@@ -182,12 +200,13 @@ std::vector<MetricFamily> HamiClusterCollector::families(const ClusterUsage& usa
   if (options_.legacy_metrics)
     legacy.emplace();
   LegacyFamilies* old = legacy ? &*legacy : nullptr;
+  PartitionFamilies partitions(usage.partition_families, options_.legacy_metrics);
 
   // (node, device uuid) → device, for the per-container core ratios.
   std::map<std::pair<std::string_view, std::string_view>, const DeviceUsage*> devices;
   for (const NodeUsage& node : usage.nodes) {
     for (const DeviceUsage& d : node.devices) {
-      emit_device(node.name, d, f, old);
+      emit_device(node.name, d, f, old, partitions);
       devices.emplace(std::pair<std::string_view, std::string_view>(node.name, d.uuid), &d);
     }
   }
@@ -210,7 +229,8 @@ std::vector<MetricFamily> HamiClusterCollector::families(const ClusterUsage& usa
       double cores = static_cast<double>(c.cores);
       const auto device = devices.find({pod.node, c.device_uuid});
       if (device != devices.end())
-        cores = core_ratios(device->second->type, device->second->cores_total, c.cores).second;
+        cores =
+            core_ratios(device->second->cores_count, device->second->cores_total, c.cores).second;
       f.vgpu_memory.add({pod.namespace_, pod.node, pod.name, index, c.device_uuid},
                         bytes(c.memory_mib));
       f.vgpu_core.add({pod.namespace_, pod.node, pod.name, index, c.device_uuid}, cores);
@@ -225,16 +245,21 @@ std::vector<MetricFamily> HamiClusterCollector::families(const ClusterUsage& usa
 
   std::vector<MetricFamily> out;
   for (MetricFamily* m : {&f.memory_limit, &f.core_limit, &f.memory_allocated, &f.shared,
-                          &f.core_allocated, &f.overview, &f.memory_ratio, &f.mig, &f.quota_used,
-                          &f.quota_limit, &f.vgpu_memory, &f.vgpu_core}) {
+                          &f.core_allocated, &f.overview, &f.memory_ratio}) {
     out.push_back(std::move(*m));
   }
+  partitions.take(false, usage.partition_families, out);
+  for (MetricFamily* m : {&f.quota_used, &f.quota_limit, &f.vgpu_memory, &f.vgpu_core})
+    out.push_back(std::move(*m));
   if (old != nullptr) {
-    for (MetricFamily* m : {&old->memory_limit, &old->core_limit, &old->memory_allocated,
-                            &old->shared, &old->core_allocated, &old->overview, &old->memory_ratio,
-                            &old->mig, &old->quota_used, &old->vgpu_memory, &old->vgpu_core}) {
+    for (MetricFamily* m :
+         {&old->memory_limit, &old->core_limit, &old->memory_allocated, &old->shared,
+          &old->core_allocated, &old->overview, &old->memory_ratio}) {
       out.push_back(std::move(*m));
     }
+    partitions.take(true, usage.partition_families, out);
+    for (MetricFamily* m : {&old->quota_used, &old->vgpu_memory, &old->vgpu_core})
+      out.push_back(std::move(*m));
   }
   return out;
 }

@@ -5,16 +5,22 @@
 //   hami_gpu_memory_limit_bytes, hami_gpu_core_limit_ratio,
 //   hami_gpu_memory_allocated_bytes, hami_gpu_shared_count,
 //   hami_gpu_core_allocated_ratio, hami_node_gpu_overview,
-//   hami_node_gpu_memory_allocated_ratio, hami_node_gpu_mig_instance_info,
+//   hami_node_gpu_memory_allocated_ratio,
 //   hami_resource_quota_used, hami_resource_quota_limit,
 //   hami_vgpu_memory_allocated_bytes, hami_vgpu_core_allocated_ratio
 //
+// and one info family per vendor partition family (the usage's
+// partition_families, e.g. hami_node_gpu_mig_instance_info): labels node,
+// device_uuid, device_index, then the family's own; value 1 per partition.
+//
 // Memory is exported in bytes (MiB × 1048576); the device_memory_limit
-// label stays in MiB. Core ratios of devices whose type starts with "AMD"
-// (case-insensitive) are normalised from compute units to percent: limit
-// 100, allocated ceil(used / total × 100). The memory ratio is used/total,
+// label stays in MiB. Core ratios of devices whose vendor counts cores
+// (cores_count) are normalised from compute units to percent: limit 100,
+// allocated ceil(used / total × 100). The memory ratio is used/total,
 // omitted when total ≤ 0. With `legacy_metrics` the old camel-case names
-// are emitted as well, with their old label names and raw core values.
+// are emitted as well, with their old label names and raw core values,
+// and so are the legacy partition families (labels nodeid, deviceuuid,
+// deviceidx, then the family's own).
 //
 // Deliberate difference (HAMi bug 7.7#9): container_index is the
 // container's real position, init containers first, instead of always 0.

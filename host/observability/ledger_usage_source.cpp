@@ -3,9 +3,10 @@
 #include <map>
 #include <set>
 #include <string>
+#include <tuple>
 #include <vector>
 
-#include "observability/mig_allocations.hpp"
+#include "plugins/plugin_errors.hpp"
 #include "scheduling/allocation.hpp"
 #include "scheduling/usage_ledger.hpp"
 
@@ -21,7 +22,7 @@ struct ChargeCopy {
 };
 
 DeviceUsage device_usage(const scheduling::VendorDevices& vendor, size_t k,
-                         const scheduling::DeviceUse& use) {
+                         const scheduling::DeviceUse& use, bool cores_count) {
   const hami_device& record = vendor.abi[k];
   DeviceUsage d;
   d.uuid = vendor.id(k);
@@ -33,6 +34,7 @@ DeviceUsage device_usage(const scheduling::VendorDevices& vendor, size_t k,
   d.slots_used = use.used;
   d.memory_used_mib = use.memory_mib;
   d.cores_used = use.cores;
+  d.cores_count = cores_count;
   return d;
 }
 
@@ -74,21 +76,43 @@ void add_containers(const cluster::PodRecord& record, bool shrunk,
   }
 }
 
-void add_mig_instances(const cluster::PodRecord& record, NodeUsage& node) {
-  const auto value = record.annotation(kMigAllocationsAnnotation);
-  if (!value)
+// The devices of out.nodes by (node, vendor, device id), for attaching
+// partitions: a vendor's partition lands on one of its own devices only.
+using DeviceIndex =
+    std::map<std::tuple<std::string_view, size_t, std::string_view>, DeviceUsage*, std::less<>>;
+
+// Every vendor's partition families, in plugin order; `offsets[v]` is the
+// index of vendor v's first family.
+void add_partition_families(std::span<const host::DevicePluginHandle> devices,
+                            std::vector<PartitionFamily>& out, std::vector<size_t>& offsets) {
+  for (const host::DevicePluginHandle& plugin : devices) {
+    offsets.push_back(out.size());
+    for (const host::PartitionMetric& m : plugin.description().partition_metrics)
+      out.push_back({m.name, m.help, m.labels, m.legacy});
+  }
+}
+
+// The partitions each vendor reports for the pod, on the devices of
+// `node` they name (others are ignored). A vendor whose call fails adds
+// nothing for this pod.
+void add_partitions(const cluster::PodRecord& record, std::string_view node,
+                    std::span<const host::DevicePluginHandle> devices,
+                    std::span<const size_t> offsets, const DeviceIndex& index) {
+  if (!record.model)
     return;
-  const auto entries = parse_mig_allocations(*value);
-  if (!entries)
-    return;
-  for (const MigAllocation& a : *entries) {
-    if (!a.runtime_ready())
+  const hami_pod_view& view = record.model->view();
+  for (size_t v = 0; v < devices.size(); ++v) {
+    std::vector<host::PartitionRecord> partitions;
+    try {
+      partitions = devices[v].describe_partitions(view);
+    } catch (const host::PluginCallError&) {
       continue;
-    for (DeviceUsage& d : node.devices) {
-      if (d.uuid != a.gpu_uuid || d.mode != "mig")
+    }
+    for (host::PartitionRecord& p : partitions) {
+      const auto device = index.find(std::make_tuple(node, v, std::string_view(p.device_id)));
+      if (device == index.end())
         continue;
-      d.mig_instances.push_back({*a.mig_uuid, a.profile, *a.gpu_instance_id, *a.compute_instance_id,
-                                 a.placement_start, a.placement_size});
+      device->second->partitions.push_back({offsets[v] + p.family, std::move(p.values)});
     }
   }
 }
@@ -108,26 +132,36 @@ ClusterUsage LedgerUsageSource::usage() const {
     namespaces.insert(q.namespace_);
 
   ClusterUsage out;
+  std::vector<size_t> family_offsets;
+  add_partition_families(devices_, out.partition_families, family_offsets);
   std::vector<ChargeCopy> charges;
+  // Per node of out.nodes, the vendor of each of its devices.
+  std::vector<std::vector<size_t>> device_vendors;
   {
     const auto snapshot = scheduler_.ledger().read();
     for (const auto& [name, entry] : snapshot->nodes()) {
       if (entry.devices) {
         NodeUsage node;
         node.name = name;
+        std::vector<size_t> vendor_of;
         const auto& vendors = entry.devices->vendors();
         for (size_t v = 0; v < vendors.size(); ++v) {
           if (v < entry.healthy.size() && !entry.healthy[v])
             continue;
+          const bool cores_count =
+              v < devices_.size() && devices_[v].description().cores_unit == HAMI_CORES_COUNT;
           for (size_t k = 0; k < vendors[v].size(); ++k) {
             const scheduling::DeviceUse use = v < entry.use.size() && k < entry.use[v].size()
                                                   ? entry.use[v][k]
                                                   : scheduling::DeviceUse{};
-            node.devices.push_back(device_usage(vendors[v], k, use));
+            node.devices.push_back(device_usage(vendors[v], k, use, cores_count));
+            vendor_of.push_back(v);
           }
         }
-        if (!node.devices.empty())
+        if (!node.devices.empty()) {
           out.nodes.push_back(std::move(node));
+          device_vendors.push_back(std::move(vendor_of));
+        }
       }
       for (const std::string& uid : entry.pods) {
         if (const scheduling::PodCharge* c = snapshot->pod(uid))
@@ -140,9 +174,15 @@ ClusterUsage LedgerUsageSource::usage() const {
       add_quotas(ns, *snapshot, devices_, out.quotas);
   }
 
-  std::map<std::string_view, NodeUsage*> nodes;
-  for (NodeUsage& n : out.nodes)
-    nodes.emplace(n.name, &n);
+  DeviceIndex device_index;
+  for (size_t n = 0; n < out.nodes.size(); ++n) {
+    NodeUsage& node = out.nodes[n];
+    for (size_t k = 0; k < node.devices.size(); ++k) {
+      device_index.emplace(std::make_tuple(std::string_view(node.name), device_vendors[n][k],
+                                           std::string_view(node.devices[k].uuid)),
+                           &node.devices[k]);
+    }
+  }
   // One read of every pod (one short hold of the cluster's lock) rather
   // than a lookup per charge, which would contend with the scheduling
   // path's own cluster reads thousands of times per scrape.
@@ -167,8 +207,7 @@ ClusterUsage LedgerUsageSource::usage() const {
     add_containers(record, c.shrunk, devices_, pod);
     if (!pod.devices.empty())
       out.pods.push_back(std::move(pod));
-    if (const auto node = nodes.find(c.node); node != nodes.end())
-      add_mig_instances(record, *node->second);
+    add_partitions(record, c.node, devices_, family_offsets, device_index);
   }
   return out;
 }

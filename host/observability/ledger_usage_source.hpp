@@ -17,8 +17,13 @@
 //    hold devices, so only they are reported). A pod whose annotations are
 //    not written yet (a bind in flight) or do not decode has no
 //    per-container series until they are;
-//  - MIG instances from hami.io/vgpu-mig-allocations, for devices in mode
-//    "mig", when the device plugin has recorded their runtime identity.
+//  - each charged pod's partitions, from every vendor's describe_partitions
+//    over the pod's view, attached to that vendor's device of the pod's
+//    node with the id the partition names (others are ignored; a vendor
+//    whose call fails reports nothing for that pod), with the families of
+//    every vendor's description. Which partitions are reported (e.g. only
+//    those whose runtime identity is known) is the vendor's choice;
+//  - each device's cores unit, from its vendor's description.
 //
 // Quotas: one entry per namespace and managed resource (a vendor's memory
 // and cores resource names) that has usage or a limit set.

@@ -61,6 +61,11 @@ TEST(BuiltinConfig, KubeconfigFromTheEnvironmentComesFirst) {
   EXPECT_TRUE(config::builtin_config(":/x").cluster.kubernetes.kubeconfig.empty());
 }
 
+TEST(BuiltinConfig, PluginNamesForHelpTexts) {
+  EXPECT_EQ(config::builtin_device_plugin_names(), "nvidia, amd");
+  EXPECT_EQ(config::builtin_plugin_names(), "nvidia, amd, vgpu and hami-policies");
+}
+
 TEST(HamiSettingsApply, TheChartsFlagsOnTheBuiltInDefaults) {
   auto cfg = builtin();
   config::HamiSettings h;

@@ -23,6 +23,12 @@ hami_device_request request(const DeviceUnderTest& dut, Pairs limits, Pairs requ
   return dut.plugin().container_request(pod.view(), 0).request;
 }
 
+TEST(AmdDescribe, CoresCountComputeUnits) {
+  const DeviceUnderTest dut("amd");
+  EXPECT_EQ(dut.plugin().description().cores_unit, HAMI_CORES_COUNT);
+  EXPECT_EQ(dut.plugin().description().vendor, "AMD");
+}
+
 TEST(AmdAdmission, MutateAdmission) {
   const DeviceUnderTest dut("amd");
   EXPECT_TRUE(mutate(dut, {{"amd.com/gpu", "2"}}).uses_device);

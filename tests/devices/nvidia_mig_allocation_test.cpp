@@ -266,6 +266,23 @@ TEST_F(NvidiaMigAllocation, PartitionsNeedTheWholeRuntimeIdentity) {
   EXPECT_TRUE(plugin_.partitions(none).empty());
 }
 
+TEST_F(NvidiaMigAllocation, PartitionsReadKeysAsGoDoesWithoutTheSchedulersRules) {
+  // Keys in any case, unknown keys skipped, and none of decode's
+  // completeness rules (no placement, a repeated device index).
+  const std::string mig =
+      R"([{"GPUUUID":"GPU-a","Profile":"1g.5gb","MIGUUID":"MIG-a","GpuInstanceId":4,)"
+      R"("COMPUTEINSTANCEID":1,"extra":[{}]},)"
+      R"({"gpuUUID":"GPU-b","profile":"2g.10gb","placement":{"START":2,"Size":2},)"
+      R"("migUUID":"MIG-b","gpuInstanceID":5,"computeInstanceID":0,"deviceIndex":0}])";
+  EXPECT_EQ(partitions(mig),
+            (std::vector<Partition>{{0, "GPU-a", {"MIG-a", "1g.5gb", "4", "1", "0", "0"}},
+                                    {1, "GPU-a", {"1g.5gb-4"}},
+                                    {0, "GPU-b", {"MIG-b", "2g.10gb", "5", "0", "2", "2"}},
+                                    {1, "GPU-b", {"2g.10gb-5"}}}));
+  // A field of the wrong type fails the whole annotation.
+  EXPECT_THROW(partitions(R"([{"gpuUUID":"GPU-a","migUUID":7}])"), RawCallError);
+}
+
 TEST_F(NvidiaMigAllocation, FitDataAnnotateDecodeRoundTrip) {
   // Two containers each taking two instances of one A100; what fit records
   // comes back from decode_pod_allocation byte for byte.

@@ -1,6 +1,7 @@
 // HAMi's cluster metrics (reference hami-v2.10 §1.7) over a fixed usage
-// copy: names, labels, units, zone, AMD normalisation, legacy names,
-// container_index (bug 7.7#9 fixed) and hostile label values.
+// copy: names, labels, units, zone, normalisation of counted cores, legacy
+// names, the vendors' partition families, container_index (bug 7.7#9
+// fixed) and hostile label values.
 #include "observability/hami_collector.hpp"
 
 #include <gtest/gtest.h>
@@ -42,6 +43,27 @@ DeviceUsage device(std::string uuid, uint32_t index, std::string type, int64_t m
   return d;
 }
 
+// The partition families nvidia.so declares for MIG instances
+// (plugins/devices/nvidia/mig_partitions.hpp), at indexes 0 and 1.
+void add_mig_families(ClusterUsage& u) {
+  u.partition_families.push_back({"hami_node_gpu_mig_instance_info",
+                                  "Realized MIG instance identity and scheduler placement",
+                                  {"mig_uuid", "profile", "gpu_instance_id", "compute_instance_id",
+                                   "placement_start", "placement_size"},
+                                  false});
+  u.partition_families.push_back({"nodeGPUMigInstance",
+                                  "GPU Sharing mode. 0 for hami-core, 1 for mig, 2 for mps",
+                                  {"migname"},
+                                  true});
+}
+
+// The two partitions nvidia.so reports for MIG-1 (1g.10gb, GI 3, CI 0,
+// placement 6+1).
+void add_mig_instance(DeviceUsage& d) {
+  d.partitions.push_back({0, {"MIG-1", "1g.10gb", "3", "0", "6", "1"}});
+  d.partitions.push_back({1, {"1g.10gb-3"}});
+}
+
 ClusterUsage small_cluster() {
   ClusterUsage u;
   u.nodes.push_back({"gpu-a",
@@ -49,6 +71,7 @@ ClusterUsage small_cluster() {
                       device("GPU-a1", 1, "NVIDIA-A100", 40960, 100)}});
   u.nodes.push_back(
       {"amd-1", {device("amd-dev-0", 0, "AMD Instinct MI300X VF", 196608, 304, 1, 16384, 76)}});
+  u.nodes[1].devices[0].cores_count = true;  // amd.so counts compute units
   // One init container (index 0) and two app containers; the second app
   // container (index 2) holds the GPU.
   u.pods.push_back({"ml", "trainer", "gpu-a", {{0, "GPU-a0", 1000, 10}, {2, "GPU-a0", 3000, 20}}});
@@ -127,8 +150,9 @@ hami_vgpu_memory_allocated_bytes{container_index="2",device_uuid="GPU-a0",namesp
 
 TEST(HamiMetrics, LabelSetsAreExactlyHamis) {
   ClusterUsage u = small_cluster();
+  add_mig_families(u);
   u.nodes[0].devices[0].mode = "mig";
-  u.nodes[0].devices[0].mig_instances.push_back({"MIG-1", "1g.10gb", 3, 0, 6, 1});
+  add_mig_instance(u.nodes[0].devices[0]);
   const auto parsed = parse_exposition(scrape(u));
   const std::map<std::string, std::set<std::string>> expected = {
       {"hami_gpu_memory_limit_bytes", {"node", "device_uuid", "device_index", "device_type"}},
@@ -177,10 +201,74 @@ TEST(HamiMetrics, LabelSetsAreExactlyHamis) {
             1);
 }
 
-TEST(HamiMetrics, MigInstancesOnlyForMigDevices) {
+TEST(HamiMetrics, MigInstanceFamiliesAreHamisBytes) {
   ClusterUsage u = small_cluster();
-  u.nodes[0].devices[0].mig_instances.push_back({"MIG-1", "1g.10gb", 3, 0, 6, 1});
-  EXPECT_EQ(parse_exposition(scrape(u)).family("hami_node_gpu_mig_instance_info"), nullptr);
+  add_mig_families(u);
+  u.nodes[0].devices[0].mode = "mig";
+  add_mig_instance(u.nodes[0].devices[0]);
+  const std::string text = scrape(u, {.legacy_metrics = true});
+  EXPECT_NE(
+      text.find("# HELP hami_node_gpu_mig_instance_info Realized MIG instance identity and "
+                "scheduler placement\n# TYPE hami_node_gpu_mig_instance_info gauge\n"
+                "hami_node_gpu_mig_instance_info{compute_instance_id=\"0\",device_index=\"0\","
+                "device_uuid=\"GPU-a0\",gpu_instance_id=\"3\",mig_uuid=\"MIG-1\",node=\"gpu-a\","
+                "placement_size=\"1\",placement_start=\"6\",profile=\"1g.10gb\",zone=\"vGPU\"} 1\n"
+                "# HELP hami_node_gpu_overview "),
+      std::string::npos)
+      << text;
+  EXPECT_NE(text.find("# HELP nodeGPUMigInstance GPU Sharing mode. 0 for hami-core, 1 for mig, 2 "
+                      "for mps\n# TYPE nodeGPUMigInstance gauge\n"
+                      "nodeGPUMigInstance{deviceidx=\"0\",deviceuuid=\"GPU-a0\","
+                      "migname=\"1g.10gb-3\",nodeid=\"gpu-a\",zone=\"vGPU\"} 1\n"),
+            std::string::npos)
+      << text;
+}
+
+TEST(HamiMetrics, PartitionFamiliesCarryTheDeviceLabelsFirst) {
+  ClusterUsage u;
+  u.nodes.push_back(
+      {"n", {device("dev-0", 4, "SLICE", 1024, 100), device("dev-1", 5, "SLICE", 1024, 100)}});
+  u.partition_families.push_back({"example_slice_info", "Slices in use", {"slice"}, false});
+  u.nodes[0].devices[1].partitions.push_back({0, {"slice=2"}});
+  u.nodes[0].devices[1].partitions.push_back({0, {"slice=0"}});
+  const std::string text = scrape(u, {.legacy_metrics = true});
+  EXPECT_NE(text.find("# HELP example_slice_info Slices in use\n# TYPE example_slice_info gauge\n"
+                      "example_slice_info{device_index=\"5\",device_uuid=\"dev-1\",node=\"n\","
+                      "slice=\"slice=0\",zone=\"vGPU\"} 1\n"
+                      "example_slice_info{device_index=\"5\",device_uuid=\"dev-1\",node=\"n\","
+                      "slice=\"slice=2\",zone=\"vGPU\"} 1\n#"),
+            std::string::npos)
+      << text;
+}
+
+TEST(HamiMetrics, LegacyPartitionFamiliesOnlyWithLegacyNames) {
+  ClusterUsage u = small_cluster();
+  add_mig_families(u);
+  add_mig_instance(u.nodes[0].devices[0]);
+  const auto plain = parse_exposition(scrape(u));
+  EXPECT_EQ(plain.family("nodeGPUMigInstance"), nullptr);
+  EXPECT_EQ(plain.find("hami_node_gpu_mig_instance_info").size(), 1u);
+  const auto legacy = parse_exposition(scrape(u, {.legacy_metrics = true}));
+  EXPECT_EQ(legacy.value("nodeGPUMigInstance", {{"nodeid", "gpu-a"},
+                                                {"deviceuuid", "GPU-a0"},
+                                                {"deviceidx", "0"},
+                                                {"migname", "1g.10gb-3"}}),
+            1);
+}
+
+TEST(HamiMetrics, PartitionsNamingNoFamilyOrWithWrongValuesAreSkipped) {
+  ClusterUsage u = small_cluster();
+  add_mig_families(u);
+  DeviceUsage& d = u.nodes[0].devices[0];
+  d.partitions.push_back({2, {"x"}});                   // no family 2
+  d.partitions.push_back({1, {"1g.10gb-3", "extra"}});  // two values for one label
+  d.partitions.push_back({0, {"MIG-2", "2g.20gb"}});    // two values for six labels
+  d.partitions.push_back({1, {"2g.20gb-1"}});
+  const auto parsed = parse_exposition(scrape(u, {.legacy_metrics = true}));
+  EXPECT_EQ(parsed.family("hami_node_gpu_mig_instance_info"), nullptr);
+  const auto series = parsed.find("nodeGPUMigInstance");
+  ASSERT_EQ(series.size(), 1u);
+  EXPECT_EQ(series[0]->labels.at("migname"), "2g.20gb-1");
 }
 
 TEST(HamiMetrics, MemoryRatioOmittedWithoutTotalMemory) {
@@ -191,10 +279,11 @@ TEST(HamiMetrics, MemoryRatioOmittedWithoutTotalMemory) {
   EXPECT_EQ(parsed.value("hami_gpu_memory_limit_bytes"), 0);
 }
 
-TEST(HamiMetrics, AmdCoresAreNormalisedToPercentRoundingUp) {
+TEST(HamiMetrics, CountedCoresAreNormalisedToPercentRoundingUp) {
   ClusterUsage u;
-  u.nodes.push_back({"n", {device("amd-0", 3, "amd instinct", 1000, 304, 1, 10, 77)}});
-  u.pods.push_back({"ns", "p", "n", {{0, "amd-0", 10, 77}}});
+  u.nodes.push_back({"n", {device("cu-0", 3, "instinct", 1000, 304, 1, 10, 77)}});
+  u.nodes[0].devices[0].cores_count = true;
+  u.pods.push_back({"ns", "p", "n", {{0, "cu-0", 10, 77}}});
   const auto parsed = parse_exposition(scrape(u, {.legacy_metrics = true}));
   // ceil(77 / 304 * 100) = ceil(25.33) = 26
   EXPECT_EQ(parsed.value("hami_gpu_core_allocated_ratio"), 26);
@@ -206,10 +295,21 @@ TEST(HamiMetrics, AmdCoresAreNormalisedToPercentRoundingUp) {
   EXPECT_EQ(parsed.value("vGPUCoreAllocated"), 77);
 }
 
+TEST(HamiMetrics, PercentCoresAreNotNormalisedWhateverTheType) {
+  ClusterUsage u;
+  u.nodes.push_back({"n", {device("amd-0", 3, "AMD Instinct", 1000, 304, 1, 10, 77)}});
+  u.pods.push_back({"ns", "p", "n", {{0, "amd-0", 10, 77}}});
+  const auto parsed = parse_exposition(scrape(u));
+  EXPECT_EQ(parsed.value("hami_gpu_core_allocated_ratio"), 77);
+  EXPECT_EQ(parsed.value("hami_gpu_core_limit_ratio"), 304);
+  EXPECT_EQ(parsed.value("hami_vgpu_core_allocated_ratio"), 77);
+}
+
 TEST(HamiMetrics, LegacyNamesOnlyWhenEnabled) {
   ClusterUsage u = small_cluster();
+  add_mig_families(u);
   u.nodes[0].devices[0].mode = "mig";
-  u.nodes[0].devices[0].mig_instances.push_back({"MIG-1", "1g.10gb", 3, 0, 6, 1});
+  add_mig_instance(u.nodes[0].devices[0]);
   EXPECT_EQ(parse_exposition(scrape(u)).family("GPUDeviceMemoryLimit"), nullptr);
   const auto parsed = parse_exposition(scrape(u, {.legacy_metrics = true}));
   const std::map<std::string, std::set<std::string>> expected = {

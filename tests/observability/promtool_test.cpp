@@ -66,17 +66,30 @@ class FixedSource final : public ClusterUsageSource {
     d.slots_used = 2;
     d.memory_used_mib = 3000;
     d.cores_used = 30;
-    d.mig_instances.push_back({"MIG-1", "1g.10gb", 1, 0, 0, 1});
+    d.partitions.push_back({0, {"MIG-1", "1g.10gb", "1", "0", "0", "1"}});
+    d.partitions.push_back({1, {"1g.10gb-1"}});
     DeviceUsage amd = d;
+    amd.partitions.clear();
     amd.uuid = "amd-0";
     amd.type = "AMD Instinct MI300X VF";
     amd.mode = "";
+    amd.cores_count = true;
     amd.cores_total = 304;
     amd.cores_used = 76;
     u.nodes.push_back({"node\"a", {d, amd}});
     u.pods.push_back(
         {"ml", "pod\nname\xC3", "node\"a", {{0, d.uuid, 1000, 10}, {3, "amd-0", 5, 76}}});
     u.quotas.push_back({"ml", "nvidia.com/gpumem", 1000, 5000});
+    // nvidia.so's MIG families.
+    u.partition_families.push_back({"hami_node_gpu_mig_instance_info",
+                                    "Realized MIG instance identity and scheduler placement",
+                                    {"mig_uuid", "profile", "gpu_instance_id",
+                                     "compute_instance_id", "placement_start", "placement_size"},
+                                    false});
+    u.partition_families.push_back({"nodeGPUMigInstance",
+                                    "GPU Sharing mode. 0 for hami-core, 1 for mig, 2 for mps",
+                                    {"migname"},
+                                    true});
     return u;
   }
 };

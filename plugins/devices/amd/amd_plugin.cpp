@@ -29,6 +29,9 @@ class AmdPlugin final : public DevicePlugin {
     out.to_allocate_annotation = to_str(kToAllocateAnnotation);
     out.allocated_annotation = to_str(kAllocatedAnnotation);
     out.memory_factor = 1;
+    // Devices register their compute units (devcore), and requests ask
+    // for a number of them.
+    out.cores_unit = HAMI_CORES_COUNT;
   }
 
   bool mutate_container(const hami_pod_view& pod, std::size_t idx,

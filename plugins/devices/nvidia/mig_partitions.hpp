@@ -5,9 +5,10 @@
 //   1: nodeGPUMigInstance {migname = profile "-" gpu_instance_id} (legacy)
 // after the host's node, device_uuid and device_index labels. One partition
 // per hami.io/vgpu-mig-allocations entry whose runtime identity (migUUID,
-// gpuInstanceID, computeInstanceID) is complete; device_id = gpuUUID. As the
-// host's own reader did, only the JSON shape is checked, not the
-// scheduler's completeness rules.
+// gpuInstanceID, computeInstanceID) is complete; device_id = gpuUUID. Only
+// the JSON shape is checked, not the scheduler's completeness rules. The
+// host attaches each partition to the device with that id on the pod's
+// node; it knows nothing of MIG.
 #ifndef HAMI_DEVICES_NVIDIA_MIG_PARTITIONS_HPP
 #define HAMI_DEVICES_NVIDIA_MIG_PARTITIONS_HPP
 
