@@ -8,14 +8,17 @@
 
 #include <atomic>
 #include <memory>
+#include <optional>
 #include <stdexcept>
 #include <string>
 #include <string_view>
+#include <utility>
 #include <vector>
 
 #include "cluster/file_cluster.hpp"
 #include "k8s/pod.hpp"
 #include "plugins/host_services.hpp"
+#include "plugins/plugin_errors.hpp"
 #include "plugins/plugin_registry.hpp"
 #include "scheduling/scheduler.hpp"
 
@@ -155,6 +158,59 @@ TEST(Abi10Compat, The11CallsAreAbsent) {
   } catch (const std::invalid_argument& e) {
     EXPECT_STREQ(e.what(), "decode_pod_allocation: the plugin does not implement it");
   }
+}
+
+k8s::PodModel one_container_pod(std::string_view limits) {
+  const std::string json =
+      R"({"kind":"Pod","metadata":{"name":"p","namespace":"ml","uid":"uid-p"},)"
+      R"("spec":{"containers":[{"name":"main","resources":{"limits":{)" +
+      std::string(limits) + "}}}]}}";
+  rapidjson::Document doc;
+  doc.Parse(json.c_str());
+  if (doc.HasParseError())
+    throw std::invalid_argument("bad pod json in test");
+  return k8s::PodModel(doc);
+}
+
+TEST(Abi10Compat, AdmissionAndRequestsGoThroughThe10Calls) {
+  VintageEnv env(kNode);
+  const host::DevicePluginHandle& vintage = env.vintage();
+  const auto defaulted = one_container_pod(R"("example.com/vintage":"2")");
+  const host::ContainerMutation m = vintage.mutate_container(defaulted.view(), 0);
+  EXPECT_TRUE(m.uses_device);
+  using Pairs = std::vector<std::pair<std::string, std::string>>;
+  EXPECT_EQ(m.limits, (Pairs{{"example.com/vintage-mem", "2048"}}));
+  EXPECT_EQ(m.env, (Pairs{{"VINTAGE_VISIBLE", "all"}}));
+  EXPECT_EQ(m.runtime_class, std::nullopt);
+  const host::RequestResult whole = vintage.container_request(defaulted.view(), 0);
+  EXPECT_EQ(whole.warning, "");
+  EXPECT_EQ(whole.request.count, 2);
+  EXPECT_EQ(whole.request.memory_mib, 0);
+  EXPECT_EQ(whole.request.memory_percent, 100);
+  EXPECT_EQ(whole.request.cores, 0);
+
+  const auto sized =
+      one_container_pod(R"("example.com/vintage":"1","example.com/vintage-mem-percentage":"25",)"
+                        R"("example.com/vintage-cores":"40")");
+  EXPECT_EQ(vintage.mutate_container(sized.view(), 0).limits, Pairs{});
+  const host::RequestResult r = vintage.container_request(sized.view(), 0);
+  EXPECT_EQ(r.request.count, 1);
+  EXPECT_EQ(r.request.memory_percent, 25);
+  EXPECT_EQ(r.request.cores, 40);
+
+  const auto zero = one_container_pod(R"("example.com/vintage":"0")");
+  try {
+    (void)vintage.mutate_container(zero.view(), 0);
+    FAIL() << "a count of 0 was admitted";
+  } catch (const host::PluginCallError& e) {
+    EXPECT_EQ(e.status(), HAMI_INVALID_ARGUMENT);
+    EXPECT_STREQ(e.what(), "old-vendor.mutate_container: example.com/vintage must be at least 1");
+  }
+  const auto bad =
+      one_container_pod(R"("example.com/vintage":"1","example.com/vintage-cores":"x")");
+  const host::RequestResult refused = vintage.container_request(bad.view(), 0);
+  EXPECT_EQ(refused.request.count, 0);
+  EXPECT_EQ(refused.warning, "example.com/vintage-cores: not a percentage");
 }
 
 TEST(Abi10Compat, FiltersBindsAndWritesTheAllocationItsEncodeProduces) {

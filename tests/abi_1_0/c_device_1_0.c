@@ -8,8 +8,10 @@
  *               example.com/vintage-mem-percentage, example.com/vintage-cores
  *               (percent of a device)
  *   admission   a container asking for example.com/vintage without a memory
- *               limit gets example.com/vintage-mem = 2048 and the env
- *               VINTAGE_VISIBLE=all; a count of 0 is denied
+ *               or memory-percentage limit gets example.com/vintage-mem =
+ *               2048; every one gets the env VINTAGE_VISIBLE=all; a count
+ *               of 0 is denied
+ *   request     no memory limit and no percentage: the whole device (100 %)
  *   node        example.com/vintage-register = "id,type,memMiB,slots;..."
  *               (every device has 100 cores); healthy when registered
  *   fit         first fit in the order given; per rejected device one of
