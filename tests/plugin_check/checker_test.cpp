@@ -39,6 +39,78 @@ TEST(PluginCheck, NvidiaPassesEveryDeviceCheckInIsolation) {
   EXPECT_THAT(format_totals(results), HasSubstr(" 0 failed"));
 }
 
+// Every device check passes (none is skipped but the concurrency one for a
+// plugin that does not declare it), the 1.1 one included.
+void expect_passes(const char* file) {
+  const PluginUnderTest plugin(file);
+  const std::vector<CheckResult> results = run_checks(plugin, RunOptions{});
+  for (const CheckResult& r : results) {
+    EXPECT_NE(r.outcome, Outcome::failed)
+        << file << " " << r.name << ": " << (r.problems.empty() ? "" : r.problems.front());
+  }
+  const auto named = by_name(results);
+  ASSERT_EQ(named.count("device-abi-1-1"), 1u);
+  EXPECT_EQ(named.at("device-abi-1-1").outcome, Outcome::passed) << file;
+  EXPECT_THAT(format_totals(results), HasSubstr(" 0 failed"));
+}
+
+TEST(PluginCheck, ShippedDevicePluginsPassThe11Checks) {
+  EXPECT_EQ(PluginUnderTest(NVIDIA_PLUGIN).info().abi_minor, 1);
+  expect_passes(NVIDIA_PLUGIN);
+  EXPECT_EQ(PluginUnderTest(AMD_PLUGIN).info().abi_minor, 1);
+  expect_passes(AMD_PLUGIN);
+}
+
+TEST(PluginCheck, APluginBuiltAgainstAbi10PassesAndSkipsThe11Check) {
+  const PluginUnderTest vintage(VINTAGE_1_0);
+  EXPECT_EQ(vintage.info().abi_major, 1);
+  EXPECT_EQ(vintage.info().abi_minor, 0);
+  const std::vector<CheckResult> results = run_checks(vintage, RunOptions{});
+  EXPECT_EQ(results.size(), checks_for(HAMI_KIND_DEVICE).size());
+  for (const CheckResult& r : results) {
+    EXPECT_NE(r.outcome, Outcome::failed)
+        << r.name << ": " << (r.problems.empty() ? "" : r.problems.front());
+  }
+  const auto named = by_name(results);
+  EXPECT_EQ(named.at("device-allocation-round-trip").outcome, Outcome::passed);
+  EXPECT_EQ(named.at("host-loader").outcome, Outcome::passed);
+  EXPECT_EQ(named.at("device-abi-1-1").outcome, Outcome::skipped);
+  EXPECT_EQ(named.at("device-abi-1-1").note,
+            "reports ABI 1.0: the 1.1 members read as their defaults");
+  const std::string report = format_report(vintage, results);
+  EXPECT_THAT(report, HasSubstr("name    vintage 1.0.0 (device plugin, ABI 1.0, "
+                                "concurrent calls: no)\n"));
+  EXPECT_THAT(report, HasSubstr("SKIP  device-abi-1-1 "));
+}
+
+TEST(PluginCheck, ALiarsBad11MembersAreEachNamed) {
+  const PluginUnderTest liar(LIAR_1_1);
+  EXPECT_EQ(liar.info().abi_minor, 1);
+  const auto results = by_name(run_checks(liar, RunOptions{}));
+  // As a 1.0 device it is fine.
+  EXPECT_EQ(results.at("device-describe").outcome, Outcome::passed);
+  EXPECT_EQ(results.at("device-vtable").outcome, Outcome::passed);
+  const CheckResult& r = results.at("device-abi-1-1");
+  EXPECT_EQ(r.outcome, Outcome::failed);
+  EXPECT_THAT(
+      r.problems,
+      ElementsAre(
+          "describe: cores_unit 7 is neither HAMI_CORES_PERCENT (0) nor HAMI_CORES_COUNT (1)",
+          "describe: vendor_flags has unknown bits 0x10 (known: HAMI_VENDOR_MULTI_PICK 0x1)",
+          "describe: allocation_annotations[1] 'example.com/liar-extra' repeats an earlier entry",
+          "describe: allocation_annotations[2] 'example.com/liar-allocated' is the allocated "
+          "annotation",
+          "describe: partition_metrics[0] name 'liar-partition' is not a valid Prometheus metric "
+          "name",
+          "describe: partition_metrics[1] 'liar_partition_info' has an empty help",
+          "describe: partition_metrics[1] 'liar_partition_info' label 'device_uuid' collides "
+          "with a device label the host adds (node, device_uuid, device_index, nodeid, "
+          "deviceuuid, deviceidx)",
+          "describe: partition_metrics[1] 'liar_partition_info' label '2nd' is not a valid "
+          "Prometheus label name",
+          "partition_metrics lists 2 families but describe_partitions is NULL"));
+}
+
 TEST(PluginCheck, BrokenDeviceFailsWithReadableReasons) {
   const PluginUnderTest broken(BROKEN_DEVICE);
   const auto results = by_name(run_checks(broken, RunOptions{}));

@@ -1,7 +1,8 @@
-# hami-plugin-check from the command line: exit 0 and PASSED for nvidia.so,
-# 1 with each failure spelled out for a broken plugin, 2 for files that are
-# not plugins; the worst status of several files wins.
-foreach(var TOOL NVIDIA BROKEN NOT_A_PLUGIN NO_ENTRY)
+# hami-plugin-check from the command line: exit 0 and PASSED for nvidia.so
+# and a plugin built against ABI 1.0, 1 with each failure spelled out for a
+# broken plugin and a 1.1 liar, 2 for files that are not plugins; the worst
+# status of several files wins.
+foreach(var TOOL NVIDIA BROKEN LIAR_1_1 VINTAGE_1_0 NOT_A_PLUGIN NO_ENTRY)
   if(NOT ${var})
     message(FATAL_ERROR "${var} is not set")
   endif()
@@ -28,6 +29,18 @@ expect_in("name    nvidia ")
 expect_in("PASS  device-allocation-round-trip ")
 expect_in(" 0 failed")
 expect_in("result  PASSED")
+
+# Built against ABI 1.0: every check passes, the 1.1 one does not apply.
+check_tool(0 "${VINTAGE_1_0}")
+expect_in("name    vintage 1.0.0 (device plugin, ABI 1.0, concurrent calls: no)")
+expect_in("SKIP  device-abi-1-1 ")
+expect_in(" 0 failed")
+expect_in("result  PASSED")
+
+check_tool(1 "${LIAR_1_1}")
+expect_in("FAIL  device-abi-1-1 ")
+expect_in("      - describe: cores_unit 7 is neither HAMI_CORES_PERCENT (0) nor HAMI_CORES_COUNT (1)")
+expect_in("result  FAILED")
 
 check_tool(1 "${BROKEN}")
 expect_in("FAIL  bad-config-rejected ")
