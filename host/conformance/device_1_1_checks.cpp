@@ -84,6 +84,9 @@ void check_cores_and_flags(const hami_device_description& d, CheckContext& c) {
     c.fail("describe: vendor_flags has unknown bits " + std::string(bits) +
            " (known: HAMI_VENDOR_MULTI_PICK 0x1)");
   }
+  c.expect(d.node_lock == HAMI_NODE_LOCK_SHARED || d.node_lock == HAMI_NODE_LOCK_NONE,
+           "describe: node_lock " + std::to_string(d.node_lock) +
+               " is neither HAMI_NODE_LOCK_SHARED (0) nor HAMI_NODE_LOCK_NONE (1)");
 }
 
 void check_allocation_annotations(const hami_device_description& d, CheckContext& c) {
@@ -189,8 +192,8 @@ void device_abi_1_1(const PluginUnderTest& p, CheckContext& c) {
 
 const Check kDevice11[] = {
     {"device-abi-1-1",
-     "the 1.1 description members are valid: cores_unit, vendor_flags, allocation_annotations, "
-     "partition_metrics (minor >= 1)",
+     "the 1.1 description members are valid: cores_unit, vendor_flags, node_lock, "
+     "allocation_annotations, partition_metrics (minor >= 1)",
      HAMI_KIND_DEVICE, &device_abi_1_1},
 };
 

@@ -161,8 +161,8 @@ void on_pick_data(void* ctx, size_t pick, hami_str data) noexcept {
   auto& c = *static_cast<PickDataContext*>(ctx);
   c.problems->run([&] {
     if (pick >= c.cap) {
-      c.problems->invalid("set_pick_data names pick " + std::to_string(pick) + " but picks_cap is " +
-                          std::to_string(c.cap));
+      c.problems->invalid("set_pick_data names pick " + std::to_string(pick) +
+                          " but picks_cap is " + std::to_string(c.cap));
       return;
     }
     if (c.data->size() < c.cap)
@@ -256,6 +256,7 @@ void DevicePluginHandle::read_description_1_1(const hami_device_description& out
   DeviceDescription& d = description_;
   d.cores_unit = out.cores_unit;
   d.vendor_flags = out.vendor_flags;
+  d.node_lock = out.node_lock;
   if (out.allocation_annotations_len != 0 && out.allocation_annotations == nullptr) {
     problems.invalid("allocation_annotations is NULL with a length");
   } else {
@@ -284,6 +285,10 @@ void DevicePluginHandle::read_description_1_1(const hami_device_description& out
   }
   if (d.cores_unit != HAMI_CORES_PERCENT && d.cores_unit != HAMI_CORES_COUNT) {
     problems.invalid("cores_unit " + std::to_string(d.cores_unit) + " is not a HAMI_CORES_ value");
+  }
+  if (d.node_lock != HAMI_NODE_LOCK_SHARED && d.node_lock != HAMI_NODE_LOCK_NONE) {
+    problems.invalid("node_lock " + std::to_string(d.node_lock) +
+                     " is not a HAMI_NODE_LOCK_ value");
   }
   for (const std::string& key : d.allocation_annotations) {
     if (key.empty() || key == d.to_allocate_annotation || key == d.allocated_annotation)

@@ -55,6 +55,9 @@ struct DeviceDescription {
   uint32_t vendor_flags = 0;                        // HAMI_VENDOR_*
   std::vector<std::string> allocation_annotations;  // written by annotate_allocation
   std::vector<PartitionMetric> partition_metrics;
+  uint32_t node_lock = HAMI_NODE_LOCK_SHARED;
+
+  bool takes_node_lock() const { return node_lock == HAMI_NODE_LOCK_SHARED; }
 
   bool multi_pick() const { return (vendor_flags & HAMI_VENDOR_MULTI_PICK) != 0; }
 };

@@ -167,11 +167,21 @@ std::string Scheduler::bind_devices(const cluster::PodRecord& pod, const PodCont
     return message;
   };
 
-  // The lock is taken for every pod with a managed request, init-only GPU
-  // pods included (HAMi bug 7.7#5 skipped them).
+  // The lock is taken for every pod with a request of a vendor whose
+  // node-side plugin releases it (HAMI-HOST-13), init-only GPU pods
+  // included (HAMi bug 7.7#5 skipped them). A pod of only vendors that never
+  // release it takes none: it would keep every later pod off the node until
+  // it expired.
+  bool lock_needed = false;
+  for (size_t v = 0; v < devices_.size() && v < ctx.requests.vendor_used.size(); ++v) {
+    if (ctx.requests.vendor_used[v] && devices_[v].description().takes_node_lock())
+      lock_needed = true;
+  }
   try {
-    lock_node(node, pod);
-    locked = true;
+    if (lock_needed) {
+      lock_node(node, pod);
+      locked = true;
+    }
   } catch (const cluster::NodeLockError& e) {
     return fail(e.what());
   } catch (const cluster::ClusterError& e) {

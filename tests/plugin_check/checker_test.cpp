@@ -97,6 +97,7 @@ TEST(PluginCheck, ALiarsBad11MembersAreEachNamed) {
       ElementsAre(
           "describe: cores_unit 7 is neither HAMI_CORES_PERCENT (0) nor HAMI_CORES_COUNT (1)",
           "describe: vendor_flags has unknown bits 0x10 (known: HAMI_VENDOR_MULTI_PICK 0x1)",
+          "describe: node_lock 5 is neither HAMI_NODE_LOCK_SHARED (0) nor HAMI_NODE_LOCK_NONE (1)",
           "describe: allocation_annotations[1] 'example.com/liar-extra' repeats an earlier entry",
           "describe: allocation_annotations[2] 'example.com/liar-allocated' is the allocated "
           "annotation",

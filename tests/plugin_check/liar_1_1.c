@@ -82,6 +82,8 @@ static hami_status describe(hami_instance* instance, hami_device_description* ou
     out->partition_metrics = families;
     out->partition_metrics_len = 2;
   }
+  if (HAMI_HAS_MEMBER(out, hami_device_description, node_lock))
+    out->node_lock = 5;
   return HAMI_OK;
 }
 

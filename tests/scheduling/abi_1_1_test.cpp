@@ -3,7 +3,6 @@
 // in the same patch (HAMI-HOST-11), several picks of one device and the
 // vendor's own device count check (HAMI-HOST-10).
 #include <gtest/gtest.h>
-
 #include <rapidjson/document.h>
 
 #include <atomic>
@@ -198,7 +197,8 @@ TEST(Abi11Scheduling, ARefilterReleasesThePodsOwnHolds) {
   // The same pod again: its own three slices are free for it.
   const auto again = env.filter("p", 3);
   ASSERT_EQ(again.fit.size(), 1u) << (again.failed.empty() ? "" : again.failed.begin()->second);
-  EXPECT_EQ(env.annotation("p", "example.com/slices"), "0:dev-0:slice=0;0:dev-0:slice=1;0:dev-0:slice=2;");
+  EXPECT_EQ(env.annotation("p", "example.com/slices"),
+            "0:dev-0:slice=0;0:dev-0:slice=1;0:dev-0:slice=2;");
 }
 
 TEST(Abi11Scheduling, MoreSlicesThanTheNodeHasIsTheVendorsNodeInsufficientDeviceAndUnresolvable) {
@@ -244,6 +244,58 @@ TEST(Abi11Scheduling, AnAnnotationTheVendorDoesNotListFailsTheFilter) {
             "slices.annotate_allocation: invalid output: writes 'example.com/rogue', which "
             "allocation_annotations does not list");
   EXPECT_EQ(env.annotation("p", "example.com/slices"), "<none>");
+}
+
+std::string node_lock(const cluster::FileClusterState& cluster) {
+  const auto node = cluster.node("node-a");
+  for (const hami_kv& kv : node->annotations()) {
+    if (std::string_view(kv.key.ptr, kv.key.len) == "hami.io/mutex.lock")
+      return std::string(kv.value.ptr, kv.value.len);
+  }
+  return "<none>";
+}
+
+void add_pod(SlicesEnv& env, std::string_view name, int slices) {
+  const std::string json = SlicesEnv::pod(name, slices);
+  rapidjson::Document doc;
+  doc.Parse(json.c_str());
+  env.cluster->upsert(doc);
+}
+
+TEST(Abi11Scheduling, ASharedLockVendorsBindLocksTheNode) {
+  SlicesEnv env(kNode, AllocateAt::Bind);
+  add_pod(env, "p", 1);
+  add_pod(env, "q", 1);
+  ASSERT_EQ(env.scheduler->bind("ml", "p", "uid-p", "node-a"), "");
+  EXPECT_NE(node_lock(*env.cluster), "<none>");
+  EXPECT_EQ(env.scheduler->bind("ml", "q", "uid-q", "node-a"),
+            "node node-a has been locked within 5m0s: node lock contention");
+}
+
+TEST(Abi11Scheduling, ANoLockVendorsBindTakesNoNodeLock) {
+  // HAMI_NODE_LOCK_NONE: its node-side plugin never releases the lock, so
+  // a lock would keep the next pod off the node until it expired.
+  SlicesEnv env(kNode, AllocateAt::Bind, R"({"nodeLock": "none"})");
+  add_pod(env, "p", 1);
+  add_pod(env, "q", 1);
+  ASSERT_EQ(env.scheduler->bind("ml", "p", "uid-p", "node-a"), "");
+  EXPECT_EQ(node_lock(*env.cluster), "<none>");
+  EXPECT_EQ(env.annotation("p", "hami.io/bind-phase"), "allocating");
+  EXPECT_EQ(env.scheduler->bind("ml", "q", "uid-q", "node-a"), "");
+  EXPECT_EQ(node_lock(*env.cluster), "<none>");
+  EXPECT_EQ(env.annotation("q", "example.com/slices"), "0:dev-0:slice=1;");
+}
+
+TEST(Abi11Scheduling, AnUnknownNodeLockValueRefusesThePlugin) {
+  try {
+    SlicesEnv env(kNode, AllocateAt::Bind, R"({"nodeLock": 7})");
+    FAIL() << "loaded";
+  } catch (const std::exception& e) {
+    EXPECT_EQ(std::string(e.what()),
+              "plugin 'slices' (" HAMI_SCHEDULING_FIXTURE_DIR
+              "/slices.so): slices.describe: invalid output: node_lock 7 is not a "
+              "HAMI_NODE_LOCK_ value");
+  }
 }
 
 }  // namespace

@@ -62,12 +62,22 @@ typedef struct hami_device_description {
   /* Info metrics describe_partitions feeds, one family per entry. */
   const struct hami_metric_family* partition_metrics;
   size_t partition_metrics_len;
+  /* Whether bind takes the shared node lock for this vendor's pods:
+   * HAMI_NODE_LOCK_* (HAMI-HOST-13). */
+  uint32_t node_lock;
 } hami_device_description;
 
 /* hami_device_description.cores_unit (since 1.1). */
 #define HAMI_CORES_PERCENT 0u /* percent of one device; 100 = all of it     */
 #define HAMI_CORES_COUNT 1u   /* compute units; hami_device.cores is the
                                  device's total (AMD: CUs)                  */
+
+/* hami_device_description.node_lock (since 1.1). Other values are
+ * reserved; the host refuses a description that uses them. */
+#define HAMI_NODE_LOCK_SHARED 0u /* hami.io/mutex.lock, released by the node-
+                                    side plugin (1.0 behaviour)              */
+#define HAMI_NODE_LOCK_NONE 1u   /* the node-side plugin never releases a
+                                    lock: bind takes none for this vendor    */
 
 /* hami_device_description.vendor_flags (since 1.1). */
 /* fit may pick one device more than once for a container (partitions of
