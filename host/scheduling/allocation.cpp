@@ -4,9 +4,9 @@
 
 namespace hami::scheduling {
 
-std::vector<VendorAllocation> allocations_from_fit(std::span<const host::DevicePluginHandle> plugins,
-                                                   const NodeFit& fit,
-                                                   const PodRequests& requests) {
+std::vector<VendorAllocation> allocations_from_fit(
+    std::span<const host::DevicePluginHandle> plugins, const NodeFit& fit,
+    const PodRequests& requests) {
   std::vector<VendorAllocation> out;
   for (uint32_t v = 0; v < requests.vendor_used.size(); ++v) {
     if (!requests.vendor_used[v])

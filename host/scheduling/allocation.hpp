@@ -26,8 +26,9 @@ inline constexpr std::string_view kBindPhaseAnnotation = "hami.io/bind-phase";
 inline constexpr std::string_view kBindTimeAnnotation = "hami.io/bind-time";
 
 // Per vendor the pod asks for, the devices each container takes.
-std::vector<VendorAllocation> allocations_from_fit(std::span<const host::DevicePluginHandle> plugins,
-                                                   const NodeFit& fit, const PodRequests& requests);
+std::vector<VendorAllocation> allocations_from_fit(
+    std::span<const host::DevicePluginHandle> plugins, const NodeFit& fit,
+    const PodRequests& requests);
 
 // The allocation annotations of every vendor in `allocations`: to-allocate
 // and allocated, encoded by the vendor's plugin, then the further

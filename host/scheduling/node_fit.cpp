@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <numeric>
+#include <tuple>
 
 #include "scheduling/quota_limits.hpp"
 
@@ -48,29 +49,50 @@ struct ContainerOutcome {
 // the devices it takes to `placed`.
 // Fills scratch.holds for the devices in try order: the node's holds plus
 // the pod's own picks of this phase (HAMI-HOST-12).
-void build_holds(uint32_t v, const NodeHolds* holds, FitScratch& scratch) {
+void build_holds(uint32_t v, const NodeHolds* holds, const std::vector<DeviceUse>& use,
+                 FitScratch& scratch) {
   const size_t n = scratch.order.size();
+  scratch.holds.assign(n, hami_holds{nullptr, 0});
   scratch.hold_items.clear();
   std::vector<size_t>& starts = scratch.order_starts;
   starts.assign(n + 1, 0);
+  std::vector<char>& merged = scratch.hold_merged;
+  merged.assign(n, 0);
+  size_t most_empty = 0;
   for (size_t t = 0; t < n; ++t) {
     const size_t k = scratch.order[t];
+    const size_t empty = k < use.size() ? static_cast<size_t>(std::max(use[k].empty_holds, 0)) : 0;
+    const std::vector<std::string>* data = holds != nullptr ? holds_on(*holds, v, k) : nullptr;
+    const bool own =
+        std::any_of(scratch.own_holds.begin(), scratch.own_holds.end(),
+                    [&](const auto& e) { return std::get<0>(e) == v && std::get<1>(e) == k; });
     starts[t] = scratch.hold_items.size();
-    if (holds != nullptr) {
-      if (const auto* list = holds_on(*holds, v, k)) {
-        for (const std::string& h : *list)
-          scratch.hold_items.push_back({h.data(), h.size()});
-      }
+    if (!own && data == nullptr) {
+      // Only empty holds: they share one run of empty items, no per-pod
+      // work for whole-device shares.
+      scratch.holds[t].len = empty;
+      most_empty = std::max(most_empty, empty);
+      continue;
     }
-    for (const auto& [ov, ok, data] : scratch.own_holds) {
+    merged[t] = 1;
+    scratch.hold_items.insert(scratch.hold_items.end(), empty, hami_str{"", 0});
+    if (data != nullptr) {
+      for (const std::string& h : *data)
+        scratch.hold_items.push_back({h.data(), h.size()});
+    }
+    for (const auto& [ov, ok, item] : scratch.own_holds) {
       if (ov == v && ok == k)
-        scratch.hold_items.push_back({data.data(), data.size()});
+        scratch.hold_items.push_back({item.data(), item.size()});
     }
   }
   starts[n] = scratch.hold_items.size();
-  scratch.holds.resize(n);
+  if (scratch.empty_items.size() < most_empty)
+    scratch.empty_items.resize(most_empty, hami_str{"", 0});
   for (size_t t = 0; t < n; ++t) {
-    scratch.holds[t] = {scratch.hold_items.data() + starts[t], starts[t + 1] - starts[t]};
+    if (merged[t])
+      scratch.holds[t] = {scratch.hold_items.data() + starts[t], starts[t + 1] - starts[t]};
+    else if (scratch.holds[t].len > 0)
+      scratch.holds[t].items = scratch.empty_items.data();
   }
 }
 
@@ -139,7 +161,7 @@ ContainerOutcome fit_container(const PodFitInput& in, size_t c, const NodeDevice
     fi.quota = quota_applies(in.quota, v) ? &hook : nullptr;
     const bool records = plugin.reads_pods();
     if (records) {
-      build_holds(v, holds, scratch);
+      build_holds(v, holds, usage[v], scratch);
       fi.device_holds = scratch.holds.data();
     }
 
@@ -241,8 +263,7 @@ NodeFit fit_node(const PodFitInput& in, const NodeDevices& devices,
 }
 
 NodeFit fit_node(const PodFitInput& in, const NodeDevices& devices,
-                 const std::vector<bool>& healthy, const NodeUse& usage,
-                 const NodeHolds* holds) {
+                 const std::vector<bool>& healthy, const NodeUse& usage, const NodeHolds* holds) {
   FitScratch scratch;
   return fit_node(in, devices, healthy, usage, scratch, holds);
 }
@@ -280,6 +301,7 @@ void subtract_charge(const NodeDevices& devices, NodeUse& usage, const PodCharge
       return;
     DeviceUse& u = usage[d.vendor][k];
     u.used -= d.slots;
+    u.empty_holds -= empty_holds(d);
     u.memory_mib -= d.memory_mib;
     u.cores -= d.cores;
   });

@@ -97,6 +97,8 @@ struct FitScratch {
   // Holds passed to fit (vendors that record pick data), and the pod's own
   // picks of the current phase: (vendor, device, data).
   std::vector<hami_str> hold_items;
+  std::vector<hami_str> empty_items;  // a run of "" shared by devices holding only those
+  std::vector<char> hold_merged;      // per tried device: its holds are in hold_items
   std::vector<hami_holds> holds;
   std::vector<size_t> order_starts;
   std::vector<std::tuple<uint32_t, size_t, std::string>> own_holds;
@@ -118,6 +120,5 @@ hami_node_usage summarize_usage(const NodeDevices& devices, const std::vector<bo
 // `usage` minus what `charge` counts on the devices' node (for a pod
 // re-filtered on a node it holds).
 void subtract_charge(const NodeDevices& devices, NodeUse& usage, const PodCharge& charge);
-
 
 }  // namespace hami::scheduling

@@ -99,7 +99,7 @@ NodeUse usage_for(const LedgerState& state, const NodeEntry* entry, const NodeDe
       use[d.vendor][k].used += d.slots;
       use[d.vendor][k].memory_mib += d.memory_mib;
       use[d.vendor][k].cores += d.cores;
-      apply_holds(holds, k, d, +1);
+      apply_holds(holds, use[d.vendor][k], k, d, +1);
     }
   }
   return use;
@@ -368,7 +368,8 @@ FilterOutcome Scheduler::run_filter(const hami_pod_view& pod, std::vector<Candid
     }
     cluster::PodMetadataPatch patch;
     try {
-      patch.annotations = allocation_annotations(devices_, reservation->allocations, pod, node, now());
+      patch.annotations =
+          allocation_annotations(devices_, reservation->allocations, pod, node, now());
     } catch (const host::PluginCallError& e) {
       release(ctx->key);
       out.error = e.what();

@@ -71,7 +71,7 @@ void LedgerState::add_to_use(NodeEntry& node, const DeviceCharge& d, int sign) {
   u.used += sign * d.slots;
   u.memory_mib += sign * d.memory_mib;
   u.cores += sign * d.cores;
-  apply_holds(node.holds, k, d, sign);
+  apply_holds(node.holds, u, k, d, sign);
 }
 
 void LedgerState::apply(const PodCharge& charge, int sign) {

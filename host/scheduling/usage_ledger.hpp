@@ -20,23 +20,16 @@
 #include <vector>
 
 #include "scheduling/device_holds.hpp"
+#include "scheduling/device_use.hpp"
 #include "scheduling/node_devices.hpp"
 #include "scheduling/pod_charge.hpp"
 
 namespace hami::scheduling {
 
-struct DeviceUse {
-  int32_t used = 0;  // tasks (slots)
-  int64_t memory_mib = 0;
-  int64_t cores = 0;
-};
-// Per vendor, aligned with VendorDevices::abi.
-using NodeUse = std::vector<std::vector<DeviceUse>>;
-
 struct NodeEntry {
   std::shared_ptr<const NodeDevices> devices;  // null: the node is not known (yet)
   NodeUse use;
-  NodeHolds holds;  // of the charges on this node, aligned with `use`
+  NodeHolds holds;                // of the charges on this node, aligned with `use`
   std::vector<bool> healthy;      // per vendor, from the last health check
   std::vector<std::string> pods;  // uids of the charges on this node
 };
