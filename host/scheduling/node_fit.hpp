@@ -51,6 +51,10 @@ struct PodFitInput {
   // Whether NodeFit::containers is filled. Filtering only needs the
   // verdict; a reservation needs the devices.
   bool record_placements = true;
+  // Per vendor, per device (VendorDevices order): the devices fit may
+  // choose from; a vendor beyond its size, or null, allows every device
+  // (the NUMA refit restricts a container to the devices the node allows).
+  const std::vector<std::vector<bool>>* allowed = nullptr;
 };
 
 // One device a container takes.
@@ -118,6 +122,5 @@ hami_node_usage summarize_usage(const NodeDevices& devices, const std::vector<bo
 // `usage` minus what `charge` counts on the devices' node (for a pod
 // re-filtered on a node it holds).
 void subtract_charge(const NodeDevices& devices, NodeUse& usage, const PodCharge& charge);
-
 
 }  // namespace hami::scheduling
