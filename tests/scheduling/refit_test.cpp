@@ -379,3 +379,83 @@ TEST(AllocationSegments, ReplaceOneSegmentKeepingEveryOtherByte) {
 }
 
 }  // namespace
+
+namespace vendor_data {
+
+using namespace hami;
+using namespace hami::testing;
+
+// gpu-m: GPU-a (whole-device shares) and GPU-m in MIG mode (1g.5gb, seven
+// placements).
+std::string mig_cluster(std::string_view allocated, std::string_view mig_annotation) {
+  std::string out = R"(
+kind: List
+items:
+- kind: Node
+  metadata:
+    name: gpu-m
+    annotations:
+      hami.io/node-nvidia-register: '[{"id":"GPU-a","count":7,"devmem":40960,"devcore":100,"type":"NVIDIA A100-SXM4-40GB","mode":"hami-core","health":true},{"id":"GPU-m","count":7,"devmem":40960,"devcore":100,"type":"NVIDIA A100-SXM4-40GB","mode":"mig","health":true,"migProfiles":[{"name":"1g.5gb","memoryMB":5120,"core":14,"sliceCount":1,"placements":[{"start":0,"size":1},{"start":1,"size":1},{"start":2,"size":1},{"start":3,"size":1},{"start":4,"size":1},{"start":5,"size":1},{"start":6,"size":1}]}]}]'
+  status: {allocatable: {nvidia.com/gpu: "14"}}
+- kind: Pod
+  metadata:
+    name: p
+    namespace: ml
+    uid: uid-p
+    annotations:
+      hami.io/vgpu-node: gpu-m
+      hami.io/bind-phase: allocating
+      hami.io/vgpu-devices-to-allocate: ")" +
+                    std::string(allocated) + "\"\n      hami.io/vgpu-devices-allocated: \"" +
+                    std::string(allocated) + "\"\n";
+  if (!mig_annotation.empty())
+    out += "      hami.io/vgpu-mig-allocations: '" + std::string(mig_annotation) + "'\n";
+  out += R"(  spec:
+    nodeName: gpu-m
+    schedulerName: hami-scheduler
+    containers: [{name: c0, resources: {limits: {nvidia.com/gpu: "1", nvidia.com/gpumem: "4000"}}}]
+  status: {phase: Pending}
+)";
+  return out;
+}
+
+scheduling::RefitRequest mig_request(std::vector<std::string> allowed) {
+  scheduling::RefitRequest r;
+  r.pod_uid = "uid-p";
+  r.pod_namespace = "ml";
+  r.pod_name = "p";
+  r.node_name = "gpu-m";
+  r.device_type = "NVIDIA";
+  r.allowed_device_uuids = std::move(allowed);
+  return r;
+}
+
+TEST(RefitVendorData, APartitionIsNotMoved) {
+  SchedulingEnv env(mig_cluster(
+      "GPU-m,NVIDIA,5120,14:;",
+      R"([{"containerIndex":0,"deviceIndex":0,"gpuUUID":"GPU-m","profile":"1g.5gb","placement":{"start":0,"size":1},"migUUID":"MIG-a","gpuInstanceID":7,"computeInstanceID":0}])"));
+  const auto o = env.scheduler->refit(mig_request({"GPU-a"}));
+  EXPECT_FALSE(o.succeeded);
+  EXPECT_EQ(o.failure_reason,
+            "container 0 device GPU-m carries vendor data (a partition); the refit moves "
+            "whole-device shares only");
+  EXPECT_EQ(env.annotation("ml", "p", "hami.io/vgpu-devices-allocated"), "GPU-m,NVIDIA,5120,14:;");
+}
+
+TEST(RefitVendorData, AFitThatWouldTakeAPartitionIsRefused) {
+  SchedulingEnv env(mig_cluster("GPU-a,NVIDIA,4000,0:;", ""));
+  const auto o = env.scheduler->refit(mig_request({"GPU-m"}));
+  EXPECT_FALSE(o.succeeded);
+  EXPECT_EQ(o.failure_reason,
+            "allowed device GPU-m carries vendor data (a partition); the refit moves whole-device "
+            "shares only");
+  EXPECT_EQ(env.annotation("ml", "p", "hami.io/vgpu-devices-allocated"), "GPU-a,NVIDIA,4000,0:;");
+  const auto snapshot = env.scheduler->ledger().read();
+  const auto* charge = snapshot->pod("uid-p");
+  ASSERT_NE(charge, nullptr);
+  EXPECT_FALSE(charge->reservation);
+  ASSERT_EQ(charge->devices.size(), 1u);
+  EXPECT_EQ(charge->devices[0].device_id, "GPU-a");
+}
+
+}  // namespace vendor_data
