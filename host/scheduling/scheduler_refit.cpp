@@ -129,7 +129,11 @@ RefitOutcome Scheduler::refit(const RefitRequest& req) {
     return refused("the pod's " + type + " allocation does not decode: " + e.what());
   }
   const auto recorded = pod_allocations(*pod);
-  if (c >= allocated.size() || allocated[c].empty() || !recorded)
+  const bool recorded_here =
+      recorded && std::any_of(recorded->begin(), recorded->end(), [&](const VendorAllocation& a) {
+        return a.vendor == v && c < a.containers.size() && !a.containers[c].empty();
+      });
+  if (c >= allocated.size() || allocated[c].empty() || !recorded_here)
     return refused("container " + n + " has no recorded " + type + " allocation");
   const std::vector<host::AllocDevice> current = allocated[c];
   const std::unordered_set<std::string_view> allowed(req.allowed_device_uuids.begin(),
