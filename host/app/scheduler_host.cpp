@@ -10,6 +10,7 @@
 #include "config/config_error.hpp"
 #include "config/listen_address.hpp"
 #include "extender/extender_service.hpp"
+#include "extender/refit_route.hpp"
 #include "hami/plugin.h"
 #include "observability/leader_metrics.hpp"
 #include "observability/metrics_routes.hpp"
@@ -151,6 +152,10 @@ SchedulerHost::SchedulerHost(const config::HostConfig& config, const log::Logger
     if (admission_) {
       admission::register_admission_routes(router, *admission_, config.server.webhook_body_limit);
     }
+    // The NUMA refit: node agents call it, so it is served where they reach
+    // the scheduler (docs/refit.md).
+    extender::register_refit_route(router, *extender_->scheduler, config.server.webhook_body_limit,
+                                   &logger_);
   };
   add_webhook_side(*webhook_routes);
   if (loopback_split)

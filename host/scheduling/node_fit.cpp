@@ -140,9 +140,14 @@ ContainerOutcome fit_container(const PodFitInput& in, size_t c, const NodeDevice
       scratch.order.resize(n);
       std::iota(scratch.order.begin(), scratch.order.end(), size_t{0});
     }
+    if (in.allowed != nullptr && v < in.allowed->size()) {
+      const std::vector<bool>& allowed = (*in.allowed)[v];
+      std::erase_if(scratch.order, [&](size_t k) { return k >= allowed.size() || !allowed[k]; });
+    }
+    const size_t m = scratch.order.size();
 
-    scratch.tried.resize(n);
-    for (size_t k = 0; k < n; ++k)
+    scratch.tried.resize(m);
+    for (size_t k = 0; k < m; ++k)
       scratch.tried[k] = scratch.device_usage[scratch.order[k]];
 
     QuotaHookState hook_state{in.quota, v, init, &totals[v]};
@@ -154,7 +159,7 @@ ContainerOutcome fit_container(const PodFitInput& in, size_t c, const NodeDevice
     fi.container_index = c;
     fi.request = &vr.request;
     fi.devices = scratch.tried.data();
-    fi.devices_len = n;
+    fi.devices_len = m;
     fi.pair_scores = vd.pairs.data();
     fi.pair_scores_len = vd.pairs.size();
     fi.policy_flags = flags;

@@ -51,6 +51,10 @@ struct PodFitInput {
   // Whether NodeFit::containers is filled. Filtering only needs the
   // verdict; a reservation needs the devices.
   bool record_placements = true;
+  // Per vendor, per device (VendorDevices order): the devices fit may
+  // choose from; a vendor beyond its size, or null, allows every device
+  // (the NUMA refit restricts a container to the devices the node allows).
+  const std::vector<std::vector<bool>>* allowed = nullptr;
 };
 
 // One device a container takes.

@@ -61,6 +61,7 @@
 #include "plugins/device_plugin_handle.hpp"
 #include "plugins/scheduling_plugin_handle.hpp"
 #include "scheduling/policy_choice.hpp"
+#include "scheduling/refit.hpp"
 #include "scheduling/usage_ledger.hpp"
 #include "scheduling/work_pool.hpp"
 
@@ -148,6 +149,12 @@ class Scheduler final : private cluster::ClusterWatcher {
   // ExtenderBindingResult.Error.
   std::string bind(std::string_view namespace_, std::string_view name, std::string_view uid,
                    std::string_view node);
+
+  // The NUMA refit of one container onto allowed devices (refit.hpp,
+  // docs/refit.md): judged against the live usage under the ledger's
+  // exclusive lock, recorded as a reservation while its annotation write is
+  // in flight (as a bind's), never touching the node lock the pod holds.
+  RefitOutcome refit(const RefitRequest& request);
 
   // One registration/health pass over every node (HAMi's 15 s loop): runs
   // each vendor's node_health, writes the annotations it asks for, marks

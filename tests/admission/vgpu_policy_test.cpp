@@ -247,5 +247,44 @@ TEST(VgpuConfig, RejectsMalformedDocuments) {
   }
 }
 
+std::string gpu_pod_annotated(std::string_view annotations) {
+  return std::string(R"({"metadata":{"name":"p","annotations":)") + std::string(annotations) +
+         R"(},"spec":{"containers":[{"name":"main","resources":{"limits":{"nvidia.com/gpu":"1"}}}]}})";
+}
+
+TEST(VgpuPolicy, NumaAlignmentAcceptsBestEffortAndStrict) {
+  for (const char* annotations : {R"({})", R"({"hami.io/numa-alignment":"best-effort"})",
+                                  R"({"hami.io/numa-alignment":"strict"})"}) {
+    FakeAdmissionHost host;
+    host.uses_managed = true;
+    const ReviewOutput out = review({}, gpu_pod_annotated(annotations), host);
+    EXPECT_EQ(out.verdict, HAMI_ADMIT_ALLOW) << annotations;
+    EXPECT_EQ(out.message, "") << annotations;
+    EXPECT_EQ(out.scheduler_name, "hami-scheduler") << annotations;
+  }
+}
+
+TEST(VgpuPolicy, NumaAlignmentOtherValuesAreDenied) {
+  for (const char* value : {"Strict", "", "best_effort", "none"}) {
+    FakeAdmissionHost host;
+    host.uses_managed = true;
+    const ReviewOutput out = review(
+        {}, gpu_pod_annotated(R"({"hami.io/numa-alignment":")" + std::string(value) + R"("})"),
+        host);
+    EXPECT_EQ(out.verdict, HAMI_ADMIT_DENY) << value;
+    EXPECT_EQ(out.code, 400) << value;
+    EXPECT_EQ(out.message, "pod annotation hami.io/numa-alignment is \"" + std::string(value) +
+                               "\"; allowed values are \"best-effort\" and \"strict\"")
+        << value;
+    EXPECT_EQ(out.scheduler_name, "") << value;
+  }
+}
+
+TEST(VgpuPolicy, NumaAlignmentIsNotJudgedOnPodsWithoutManagedDevices) {
+  FakeAdmissionHost host;
+  const ReviewOutput out = review({}, gpu_pod_annotated(R"({"hami.io/numa-alignment":"x"})"), host);
+  EXPECT_EQ(out.verdict, HAMI_ADMIT_ALLOW);
+}
+
 }  // namespace
 }  // namespace hami::vgpu

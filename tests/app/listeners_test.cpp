@@ -90,6 +90,9 @@ const std::vector<Route> kExtenderRoutes = {
 const std::vector<Route> kWebhookRoutes = {
     {"POST", "/mutate-pod", "{}", 400},
     {"POST", "/webhook", "{}", 400},
+    // Node agents call the refit where they reach the scheduler; a refusal
+    // is in-band (HTTP 200).
+    {"POST", "/refit", "{}", 200},
     {"GET", "/metrics", "", 200},
 };
 const std::vector<Route> kHealthRoutes = {

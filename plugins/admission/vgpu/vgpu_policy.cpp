@@ -7,6 +7,23 @@ namespace hami::vgpu {
 namespace {
 
 constexpr std::string_view kDefaultScheduler = "default-scheduler";
+// How strictly the node-side plugin holds the pod to NUMA-aligned devices
+// (the NUMA refit, docs/refit.md): absent, best-effort or strict.
+constexpr std::string_view kNumaAlignmentAnnotation = "hami.io/numa-alignment";
+
+// The denial for an unknown hami.io/numa-alignment value; "" when valid.
+std::string numa_alignment_problem(const hami_pod_view& pod) {
+  for (size_t i = 0; i < pod.annotations_len; ++i) {
+    if (to_sv(pod.annotations[i].key) != kNumaAlignmentAnnotation)
+      continue;
+    const std::string_view value = to_sv(pod.annotations[i].value);
+    if (value == "best-effort" || value == "strict")
+      return {};
+    return "pod annotation " + std::string(kNumaAlignmentAnnotation) + " is \"" +
+           std::string(value) + "\"; allowed values are \"best-effort\" and \"strict\"";
+  }
+  return {};
+}
 
 void decide(hami_admission_output& out, uint32_t verdict, int32_t code, std::string_view message) {
   out.verdict = verdict;
@@ -68,6 +85,8 @@ void VgpuPolicy::review(const hami_admission_input& in, hami_admission_output& o
     if (pod.node_name.len != 0) {
       return decide(out, HAMI_ADMIT_DENY, 403, "pod has node assigned");
     }
+    if (const std::string problem = numa_alignment_problem(pod); !problem.empty())
+      return decide(out, HAMI_ADMIT_DENY, 400, problem);
     set_scheduler_name(out, ours);
   }
 

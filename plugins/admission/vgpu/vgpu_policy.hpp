@@ -10,7 +10,9 @@
 //     400 with the device plugin's message); if a container uses a managed
 //     vGPU: privileged: deny and a privileged container → denied
 //     "container <name> is privileged"; spec.nodeName set → denied
-//     "pod has node assigned"; else spec.schedulerName := ours;
+//     "pod has node assigned"; hami.io/numa-alignment other than absent,
+//     best-effort or strict → denied 400 naming the annotation and the
+//     allowed values; else spec.schedulerName := ours;
 //  6. quota on and exceeded                   → denied with the host's
 //     "exceeding resource quota ..." message (quota unknown → admitted);
 //  7. admitted with the recorded mutations.
