@@ -1,5 +1,5 @@
 // config/device-config.yaml, read the way the host reads it (YAML section →
-// JSON), is accepted by both plugins and means HAMi's chart defaults.
+// JSON), is accepted by the vendor plugins and means HAMi's chart defaults.
 #include <gtest/gtest.h>
 
 #include "config/device_config.hpp"
@@ -37,6 +37,20 @@ TEST(ShippedDeviceConfig, AmdSectionIsAccepted) {
   ASSERT_TRUE(section.has_value());
   const DeviceUnderTest dut("amd", *section);
   EXPECT_EQ(dut.plugin().description().cores_resource, "amd.com/gpucores");
+}
+
+TEST(ShippedDeviceConfig, HygonSectionMeansTheChartDefaults) {
+  const auto section = shipped().section_json("hygon");
+  ASSERT_TRUE(section.has_value());
+  const DeviceUnderTest configured("hygon", *section);
+  const DeviceUnderTest defaults("hygon", "{}");
+  for (const DeviceUnderTest* dut : {&configured, &defaults}) {
+    const DeviceDescription& d = dut->plugin().description();
+    EXPECT_EQ(d.count_resource, "hygon.com/dcunum");
+    EXPECT_EQ(d.memory_resource, "hygon.com/dcumem");
+    EXPECT_EQ(d.cores_resource, "hygon.com/dcucores");
+    EXPECT_EQ(d.memory_factor, 1);
+  }
 }
 
 }  // namespace

@@ -125,6 +125,22 @@ void run_fit(hami_fit_output& out, F&& body) {
 // Quantity.Value()); 0 when absent or unparsable.
 std::int64_t resource_count(const KvList& list, std::string_view resource);
 
+// The node annotations of a vendor that runs HAMi's generic handshake.
+struct HandshakeKeys {
+  std::string_view handshake;       // hami.io/node-handshake-<word>
+  std::string_view register_key;    // hami.io/node-<word>-register
+  std::string_view count_resource;  // status.allocatable name
+};
+
+// HAMi's generic CheckHealth (§3.3) on `keys.handshake`: stamps
+// `Requesting_<time>` when the value is not a request yet, and once a stamp
+// is 60 s old judges the node by its allocatable count. One difference
+// (HAMi X16): a node with neither the registration annotation nor an
+// allocatable count has no such device and is left unstamped (healthy,
+// nothing to write), instead of a GET and a PATCH per vendor per node.
+hami_health_result handshake_health(const hami_node_view& node, std::int64_t now_unix,
+                                    const HandshakeKeys& keys, const hami_annotation_sink& writes);
+
 }  // namespace hami::devices
 
 #endif  // HAMI_DEVICES_COMMON_BINDING_HPP
