@@ -71,6 +71,7 @@ TEST(ConformanceSetup, TheVendorPluginsAreBuilt) {
   }
   EXPECT_NE(std::find(files.begin(), files.end(), "nvidia.so"), files.end());
   EXPECT_NE(std::find(files.begin(), files.end(), "amd.so"), files.end());
+  EXPECT_NE(std::find(files.begin(), files.end(), "biren.so"), files.end());
   EXPECT_NE(std::find(files.begin(), files.end(), "hygon.so"), files.end());
   EXPECT_NE(std::find(files.begin(), files.end(), "iluvatar.so"), files.end());
 }

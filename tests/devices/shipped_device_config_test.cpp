@@ -55,6 +55,13 @@ TEST(ShippedDeviceConfig, HygonSectionMeansTheChartDefaults) {
   }
 }
 
+TEST(ShippedDeviceConfig, BirenSectionMeansTheChartDefault) {
+  const auto section = shipped().section_json("biren");
+  ASSERT_TRUE(section.has_value());
+  const DeviceUnderTest dut("biren", *section);
+  EXPECT_EQ(dut.plugin().description().count_resource, "birentech.com/gpu");
+}
+
 TEST(ShippedDeviceConfig, EveryIluvatarElementIsAnInstanceConfig) {
   // HAMi's `iluvatars` list: each element, as an inline config, is accepted
   // by iluvatar.so and means the chart's names for its chip.
