@@ -489,6 +489,7 @@ void device_concurrent_calls(const PluginUnderTest& p, CheckContext& c) {
     int devices = 0;
     int32_t count = 0;
     uint32_t healthy = 0;
+    hami_status decoded = HAMI_OK;
     bool operator==(const Snapshot&) const = default;
   };
   const auto run_once = [&](Snapshot& s) -> bool {
@@ -522,9 +523,9 @@ void device_concurrent_calls(const PluginUnderTest& p, CheckContext& c) {
     s.memory = pick.memory_mib;
     hami_device_sink dsink{sizeof(hami_device_sink), &s.devices, &count_device, &ignore_pair};
     s.devices = 0;
-    if (inst.vt().decode_node(inst.get(), &node.node, &dsink, e.get()) != HAMI_OK) {
-      return false;
-    }
+    // The registration is JSON; a vendor that registers in another form
+    // refuses it, and must refuse it the same way on every thread.
+    s.decoded = inst.vt().decode_node(inst.get(), &node.node, &dsink, e.get());
     hami_health_result h{};
     h.struct_size = sizeof h;
     hami_annotation_sink asink{sizeof(hami_annotation_sink), nullptr, &ignore_set, &ignore_remove};

@@ -63,7 +63,7 @@ TEST(ConformanceSetup, TheBuildProducedPluginsInThePluginDirectory) {
 }
 
 TEST(ConformanceSetup, TheVendorPluginsAreBuilt) {
-  // nvidia.so and amd.so are part of every build; without them the device
+  // The vendor plugins are part of every build; without them the device
   // checks would check nothing.
   std::vector<std::string> files;
   for (const BuiltPlugin& p : built_plugins(HAMI_KIND_DEVICE)) {
@@ -71,6 +71,9 @@ TEST(ConformanceSetup, TheVendorPluginsAreBuilt) {
   }
   EXPECT_NE(std::find(files.begin(), files.end(), "nvidia.so"), files.end());
   EXPECT_NE(std::find(files.begin(), files.end(), "amd.so"), files.end());
+  EXPECT_NE(std::find(files.begin(), files.end(), "biren.so"), files.end());
+  EXPECT_NE(std::find(files.begin(), files.end(), "hygon.so"), files.end());
+  EXPECT_NE(std::find(files.begin(), files.end(), "iluvatar.so"), files.end());
 }
 
 TEST(ConformanceSetup, EveryKindHasItsChecks) {

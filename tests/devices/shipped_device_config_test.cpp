@@ -1,8 +1,10 @@
 // config/device-config.yaml, read the way the host reads it (YAML section →
-// JSON), is accepted by both plugins and means HAMi's chart defaults.
+// JSON), is accepted by the vendor plugins and means HAMi's chart defaults.
 #include <gtest/gtest.h>
+#include <yaml-cpp/yaml.h>
 
 #include "config/device_config.hpp"
+#include "config/yaml_json.hpp"
 #include "device_under_test.hpp"
 #include "k8s_views.hpp"
 
@@ -37,6 +39,45 @@ TEST(ShippedDeviceConfig, AmdSectionIsAccepted) {
   ASSERT_TRUE(section.has_value());
   const DeviceUnderTest dut("amd", *section);
   EXPECT_EQ(dut.plugin().description().cores_resource, "amd.com/gpucores");
+}
+
+TEST(ShippedDeviceConfig, HygonSectionMeansTheChartDefaults) {
+  const auto section = shipped().section_json("hygon");
+  ASSERT_TRUE(section.has_value());
+  const DeviceUnderTest configured("hygon", *section);
+  const DeviceUnderTest defaults("hygon", "{}");
+  for (const DeviceUnderTest* dut : {&configured, &defaults}) {
+    const DeviceDescription& d = dut->plugin().description();
+    EXPECT_EQ(d.count_resource, "hygon.com/dcunum");
+    EXPECT_EQ(d.memory_resource, "hygon.com/dcumem");
+    EXPECT_EQ(d.cores_resource, "hygon.com/dcucores");
+    EXPECT_EQ(d.memory_factor, 1);
+  }
+}
+
+TEST(ShippedDeviceConfig, BirenSectionMeansTheChartDefault) {
+  const auto section = shipped().section_json("biren");
+  ASSERT_TRUE(section.has_value());
+  const DeviceUnderTest dut("biren", *section);
+  EXPECT_EQ(dut.plugin().description().count_resource, "birentech.com/gpu");
+}
+
+TEST(ShippedDeviceConfig, EveryIluvatarElementIsAnInstanceConfig) {
+  // HAMi's `iluvatars` list: each element, as an inline config, is accepted
+  // by iluvatar.so and means the chart's names for its chip.
+  const YAML::Node list = YAML::LoadFile(HAMI_SHIPPED_DEVICE_CONFIG)["iluvatars"];
+  ASSERT_TRUE(list.IsSequence());
+  std::vector<std::string> words;
+  for (std::size_t i = 0; i < list.size(); ++i) {
+    const std::string json = config::yaml_to_json(list[i], "device-config.yaml", "iluvatars");
+    const DeviceUnderTest dut("iluvatar", json);
+    const DeviceDescription& d = dut.plugin().description();
+    words.push_back(d.vendor);
+    EXPECT_EQ(d.count_resource, "iluvatar.ai/" + d.vendor + "-vgpu");
+    EXPECT_EQ(d.memory_resource, "iluvatar.ai/" + d.vendor + ".vMem");
+    EXPECT_EQ(d.cores_resource, "iluvatar.ai/" + d.vendor + ".vCore");
+  }
+  EXPECT_EQ(words, (std::vector<std::string>{"MR-V100", "MR-V50", "BI-V150", "BI-V100"}));
 }
 
 }  // namespace

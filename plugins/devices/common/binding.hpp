@@ -48,12 +48,11 @@ inline void replay(const ContainerMutation& m, const hami_container_mutation_sin
     set_runtime_class(out, *m.runtime_class);
 }
 
-// Reports a decoded registration: devices (cordon applied from
-// `cordon_list`; `attributes[i]`, when given, as device i's attributes),
-// then the pair scores whose both ends are registered.
-inline void emit_inventory(const RegisterDecoding& reg, std::optional<std::string_view> cordon_list,
-                           std::span<const PairScore> scores, const hami_device_sink& out,
-                           std::span<const std::string> attributes = {}) {
+// Reports a decoded registration's devices (cordon applied from
+// `cordon_list`), each passed through `adjust(index, hami_device&)` first.
+template <class Adjust>
+void emit_devices(const RegisterDecoding& reg, std::optional<std::string_view> cordon_list,
+                  const hami_device_sink& out, Adjust&& adjust) {
   for (std::size_t i = 0; i < reg.devices().size(); ++i) {
     const RegisteredDevice& d = reg.devices()[i];
     hami_device hd{};
@@ -68,10 +67,21 @@ inline void emit_inventory(const RegisterDecoding& reg, std::optional<std::strin
     hd.numa = d.numa;
     hd.flags = (d.health ? HAMI_DEVICE_HEALTHY : 0u) |
                (cordon_list && listed_in(*cordon_list, d.id) ? HAMI_DEVICE_CORDONED : 0u);
-    if (i < attributes.size())
-      hd.attributes = to_str(attributes[i]);
+    adjust(i, hd);
     emit_device(out, hd);
   }
+}
+
+// Reports a decoded registration: devices (cordon applied from
+// `cordon_list`; `attributes[i]`, when given, as device i's attributes),
+// then the pair scores whose both ends are registered.
+inline void emit_inventory(const RegisterDecoding& reg, std::optional<std::string_view> cordon_list,
+                           std::span<const PairScore> scores, const hami_device_sink& out,
+                           std::span<const std::string> attributes = {}) {
+  emit_devices(reg, cordon_list, out, [&](std::size_t i, hami_device& hd) {
+    if (i < attributes.size())
+      hd.attributes = to_str(attributes[i]);
+  });
   const auto registered = [&](std::string_view id) {
     for (const RegisteredDevice& d : reg.devices()) {
       if (d.id == id)
@@ -124,6 +134,22 @@ void run_fit(hami_fit_output& out, F&& body) {
 // status.allocatable / status.capacity count as an integer (ceil, as Go's
 // Quantity.Value()); 0 when absent or unparsable.
 std::int64_t resource_count(const KvList& list, std::string_view resource);
+
+// The node annotations of a vendor that runs HAMi's generic handshake.
+struct HandshakeKeys {
+  std::string_view handshake;       // hami.io/node-handshake-<word>
+  std::string_view register_key;    // hami.io/node-<word>-register
+  std::string_view count_resource;  // status.allocatable name
+};
+
+// HAMi's generic CheckHealth (§3.3) on `keys.handshake`: stamps
+// `Requesting_<time>` when the value is not a request yet, and once a stamp
+// is 60 s old judges the node by its allocatable count. One difference
+// (HAMi X16): a node with neither the registration annotation nor an
+// allocatable count has no such device and is left unstamped (healthy,
+// nothing to write), instead of a GET and a PATCH per vendor per node.
+hami_health_result handshake_health(const hami_node_view& node, std::int64_t now_unix,
+                                    const HandshakeKeys& keys, const hami_annotation_sink& writes);
 
 }  // namespace hami::devices
 

@@ -656,3 +656,114 @@ RegisterDecoding decode_register(std::string_view text, RegisterForm allowed_leg
 }
 
 }  // namespace hami::devices
+
+namespace hami::devices {
+namespace {
+
+// Go's strconv.Quote for the ASCII text registrations hold; other bytes as
+// \xNN.
+std::string go_quote(std::string_view s) {
+  static constexpr char kHex[] = "0123456789abcdef";
+  std::string out = "\"";
+  for (const char ch : s) {
+    const auto c = static_cast<unsigned char>(ch);
+    if (c == '"' || c == '\\') {
+      out += '\\';
+      out += ch;
+    } else if (c >= 0x20 && c < 0x7f) {
+      out += ch;
+    } else {
+      out += "\\x";
+      out += kHex[c >> 4];
+      out += kHex[c & 0xf];
+    }
+  }
+  out += '"';
+  return out;
+}
+
+// Go's strconv.ParseInt(s, 10, bits) / Atoi: the value, or the error text
+// "<func>: parsing \"s\": invalid syntax|value out of range".
+std::int64_t go_parse_int(std::string_view s, std::int64_t min, std::int64_t max, const char* func,
+                          const char* field) {
+  const auto fail = [&](const char* what) {
+    return InvalidInput(std::string("invalid ") + field + " field: " + func + ": parsing " +
+                        go_quote(s) + ": " + what);
+  };
+  std::size_t pos = (!s.empty() && (s[0] == '+' || s[0] == '-')) ? 1 : 0;
+  if (pos == s.size())
+    throw fail("invalid syntax");
+  for (std::size_t i = pos; i < s.size(); ++i) {
+    if (s[i] < '0' || s[i] > '9')
+      throw fail("invalid syntax");
+  }
+  std::int64_t v = 0;
+  const char* first = s.data() + (s[0] == '+' ? 1 : 0);
+  const auto [ptr, ec] = std::from_chars(first, s.data() + s.size(), v);
+  if (ec != std::errc() || ptr != s.data() + s.size() || v < min || v > max)
+    throw fail("value out of range");
+  return v;
+}
+
+}  // namespace
+
+RegisterDecoding decode_register_colon(std::string_view text) {
+  reject_nul(text);
+  if (text.find(':') == std::string_view::npos)
+    throw InvalidInput("node annotation missing device separator");
+  RegisterDecoding result;
+  result.buffer_.assign(text);
+  const std::string_view all(result.buffer_);
+  constexpr std::int64_t kI32Min = std::numeric_limits<std::int32_t>::min();
+  constexpr std::int64_t kI32Max = std::numeric_limits<std::int32_t>::max();
+  for_each_piece(all, ':', [&](std::string_view seg) {
+    if (seg.empty())
+      return true;
+    if (seg.find(',') == std::string_view::npos)
+      throw InvalidInput("malformed node annotation segment: " + go_quote(seg));
+    std::string_view items[9];
+    std::size_t count = 0;
+    for_each_piece(seg, ',', [&](std::string_view item) {
+      if (count < 9)
+        items[count] = item;
+      ++count;
+      return true;
+    });
+    if (count != 7 && count != 9) {
+      throw InvalidInput("unexpected field count " + std::to_string(count) + " in node annotation");
+    }
+    RegisteredDevice d;
+    d.id = items[0];
+    const auto i32 = [&](std::string_view s, const char* field) {
+      return static_cast<std::int32_t>(
+          go_parse_int(s, kI32Min, kI32Max, "strconv.ParseInt", field));
+    };
+    d.count = i32(items[1], "count");
+    d.devmem = i32(items[2], "memory");
+    d.devcore = i32(items[3], "core");
+    const auto health = parse_go_bool(items[6]);
+    if (!health) {
+      throw InvalidInput("invalid health field: strconv.ParseBool: parsing " + go_quote(items[6]) +
+                         ": invalid syntax");
+    }
+    d.health = *health;
+    d.numa =
+        static_cast<std::int32_t>(go_parse_int(items[5], kI32Min, kI32Max, "strconv.Atoi", "numa"));
+    d.type = items[4];
+    d.mode = "hami-core";
+    if (count == 9) {
+      const std::int64_t index =
+          go_parse_int(items[7], std::numeric_limits<std::int64_t>::min(),
+                       std::numeric_limits<std::uint32_t>::max(), "strconv.Atoi", "index");
+      if (index < 0)
+        throw InvalidInput("index field must not be negative: " + std::to_string(index));
+      d.index = static_cast<std::uint32_t>(index);
+      d.mode = items[8];
+    }
+    result.devices_.push_back(d);
+    return true;
+  });
+  return result;
+}
+
+}  // namespace hami::devices

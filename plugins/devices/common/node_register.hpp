@@ -66,6 +66,7 @@ class RegisterDecoding {
   friend RegisterDecoding decode_register(std::string_view text, RegisterForm allowed_legacy);
   friend RegisterDecoding decode_register_json(std::string_view text);
   friend RegisterDecoding decode_register_legacy(std::string_view text);
+  friend RegisterDecoding decode_register_colon(std::string_view text);
   std::string buffer_;
   std::vector<RegisteredDevice> devices_;
 };
@@ -75,6 +76,18 @@ RegisterDecoding decode_register_json(std::string_view text);
 
 // Legacy colon form. Throws InvalidInput; numbers must be well-formed.
 RegisterDecoding decode_register_legacy(std::string_view text);
+
+// The colon form exactly as HAMi v2.10's DecodeNodeDevices reads it (the
+// registration of Hygon DCU and Iluvatar nodes), with its error texts:
+//   "node annotation missing device separator" (no ':' at all),
+//   "malformed node annotation segment: \"<seg>\"" (a segment without ','),
+//   "unexpected field count <n> in node annotation" (not 7 or 9 fields),
+//   "invalid count field: strconv.ParseInt: parsing \"x\": invalid syntax"
+//   (likewise memory, core, health, numa, index, in Go's check order), and
+//   "index field must not be negative: <n>". Empty segments are skipped; no
+//   device at all is not an error here (the vendor reports it). One
+//   difference: NUMA and index must fit 32 bits (Go takes any int there).
+RegisterDecoding decode_register_colon(std::string_view text);
 
 // JSON when the text starts (after spaces) like a JSON value ('[', '{', '"',
 // null, true, false); otherwise the legacy form when `allowed_legacy` is

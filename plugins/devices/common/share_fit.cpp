@@ -1,0 +1,102 @@
+#include "share_fit.hpp"
+
+#include <algorithm>
+#include <cstdint>
+
+#include "errors.hpp"
+#include "fit_reasons.hpp"
+#include "hami/plugin.hpp"
+#include "kv_list.hpp"
+#include "selectors.hpp"
+
+namespace hami::devices {
+
+ShareFitResult share_fit(const ShareFitRules& rules, const hami_fit_input& in,
+                         std::span<hami_fit_pick> picks, std::string& reason) {
+  if (in.request == nullptr)
+    throw InvalidInput("fit: request is null");
+  if (in.devices_len > 0 && in.devices == nullptr)
+    throw InvalidInput("fit: devices is null");
+  const hami_device_request& req = *in.request;
+  if (req.count <= 0)
+    return ShareFitResult{true, 0};
+  const auto need = static_cast<std::size_t>(req.count);
+  if (picks.size() < need) {
+    throw InvalidInput("fit: picks_cap " + std::to_string(picks.size()) +
+                       " is smaller than the request count " + std::to_string(need));
+  }
+  Selector type_sel;
+  Selector uuid_sel;
+  if (in.pod != nullptr) {
+    const KvList annotations(in.pod->annotations, in.pod->annotations_len);
+    type_sel =
+        Selector{annotations.find(rules.use_type_key), annotations.find(rules.nouse_type_key)};
+    uuid_sel =
+        Selector{annotations.find(rules.use_uuid_key), annotations.find(rules.nouse_uuid_key)};
+  }
+  const bool mutex = (in.policy_flags & HAMI_FIT_MUTEX) != 0;
+  const std::int32_t cores = rules.checks_memory_and_cores ? std::min(req.cores, 100) : req.cores;
+  const hami_str pick_type{rules.pick_type.data(), rules.pick_type.size()};
+
+  ReasonTally tally;
+  std::size_t picked = 0;
+  for (std::size_t i = 0; i < in.devices_len; ++i) {
+    const hami_device_usage& u = in.devices[i];
+    if (u.device == nullptr)
+      throw InvalidInput("fit: device " + std::to_string(i) + " is null");
+    const hami_device& d = *u.device;
+    if ((d.flags & HAMI_DEVICE_HEALTHY) == 0) {
+      tally.add(FitReason::CardNotHealth);
+      continue;
+    }
+    if ((d.flags & HAMI_DEVICE_CORDONED) != 0) {
+      tally.add(FitReason::CardCordoned);
+      continue;
+    }
+    if (!type_allowed(type_sel, to_sv(d.type))) {
+      tally.add(FitReason::CardTypeMismatch);
+      continue;
+    }
+    if (!uuid_allowed(uuid_sel, to_sv(d.id))) {
+      tally.add(FitReason::CardUuidMismatch);
+      continue;
+    }
+    if (d.count <= u.used) {
+      tally.add(FitReason::CardTimeSlicingExhausted);
+      continue;
+    }
+    if (mutex && u.used > 0) {
+      tally.add(FitReason::ExclusiveDeviceAllocateConflict);
+      continue;
+    }
+    std::int64_t memory = 0;
+    if (rules.checks_memory_and_cores) {
+      memory = req.memory_mib > 0 ? req.memory_mib : d.memory_mib * req.memory_percent / 100;
+      if (d.memory_mib - u.used_memory_mib < memory) {
+        tally.add(FitReason::CardInsufficientMemory);
+        continue;
+      }
+      if (d.cores - u.used_cores < cores) {
+        tally.add(FitReason::CardInsufficientCore);
+        continue;
+      }
+      if (d.cores == 100 && cores == 100 && u.used > 0) {
+        tally.add(FitReason::ExclusiveDeviceAllocateConflict);
+        continue;
+      }
+      if (d.cores != 0 && u.used_cores == d.cores && cores == 0) {
+        tally.add(FitReason::CardComputeUnitsExhausted);
+        continue;
+      }
+    }
+    picks[picked++] = hami_fit_pick{i, pick_type, memory, cores};
+    if (picked == need)
+      return ShareFitResult{true, picked};
+  }
+  if (picked > 0)
+    tally.set(FitReason::AllocatedCardsInsufficientRequest, picked);
+  reason = tally.render(in.devices_len);
+  return ShareFitResult{false, 0};
+}
+
+}  // namespace hami::devices
