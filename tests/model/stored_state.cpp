@@ -50,8 +50,20 @@ StoredNode node_of(const json& object, std::string text) {
       text_at(object, {"metadata", "annotations", "hami.io/node-nvidia-register"});
   if (!reg.empty()) {
     for (const auto& d : json::parse(reg)) {
-      node.devices.push_back({d.value("id", ""), d.value("devmem", int64_t{0}),
-                              d.value("devcore", int64_t{0}), d.value("count", int32_t{0})});
+      StoredDevice device;
+      device.id = d.value("id", "");
+      device.memory = d.value("devmem", int64_t{0});
+      device.cores = d.value("devcore", int64_t{0});
+      device.slots = d.value("count", int32_t{0});
+      device.mode = d.value("mode", std::string("hami-core"));
+      for (const auto& p : d.value("migProfiles", json::array())) {
+        StoredMigProfile profile{
+            p.value("name", ""), p.value("memoryMB", int64_t{0}), p.value("core", int64_t{0}), {}};
+        for (const auto& at : p.value("placements", json::array()))
+          profile.placements.push_back({at.value("start", 0u), at.value("size", 0u)});
+        device.profiles.push_back(std::move(profile));
+      }
+      node.devices.push_back(std::move(device));
     }
   }
   const auto meta = object.find("metadata");
@@ -91,6 +103,25 @@ const StoredNode* StoredState::node(std::string_view name) const {
   for (const auto& n : nodes) {
     if (n.name == name)
       return &n;
+  }
+  return nullptr;
+}
+
+const StoredMigProfile* StoredDevice::profile(std::string_view name) const {
+  for (const auto& p : profiles) {
+    if (p.name == name)
+      return &p;
+  }
+  return nullptr;
+}
+
+const StoredDevice* StoredState::device(std::string_view node_name, std::string_view id) const {
+  const StoredNode* n = node(node_name);
+  if (n == nullptr)
+    return nullptr;
+  for (const auto& d : n->devices) {
+    if (d.id == id)
+      return &d;
   }
   return nullptr;
 }

@@ -25,11 +25,30 @@ struct StoredPod {
   std::optional<std::string> annotation(std::string_view key) const;
 };
 
+// A MIG profile a MIG-mode device registered (HAMi §3.1 migProfiles).
+struct StoredMigPlacement {
+  uint32_t start = 0;
+  uint32_t size = 0;
+  friend bool operator==(const StoredMigPlacement&, const StoredMigPlacement&) = default;
+};
+
+struct StoredMigProfile {
+  std::string name;
+  int64_t memory = 0;  // memoryMB
+  int64_t cores = 0;   // core
+  std::vector<StoredMigPlacement> placements;
+};
+
 struct StoredDevice {
   std::string id;
   int64_t memory = 0;
   int64_t cores = 0;
   int32_t slots = 0;
+  std::string mode = "hami-core";  // "mode", hami-core when absent
+  std::vector<StoredMigProfile> profiles;
+
+  bool mig() const { return mode == "mig"; }
+  const StoredMigProfile* profile(std::string_view name) const;
 };
 
 struct StoredNode {
@@ -45,6 +64,8 @@ struct StoredState {
 
   const StoredPod* pod(std::string_view ns, std::string_view name) const;
   const StoredNode* node(std::string_view name) const;
+  // The device `id` of node `node_name`; nullptr when unknown.
+  const StoredDevice* device(std::string_view node_name, std::string_view id) const;
 };
 
 // Parses one Pod / Node object as JSON text (throws std::invalid_argument).
