@@ -301,7 +301,7 @@ std::string ModelRun::run_finish(const StoredState& before, const StoredPod& pod
   const StoredNode* node = before.node(pod.node_name);
   const std::string suffix = std::string(",") + kNamespace + "," + pod.name;
   if (node != nullptr && node->lock && node->lock->ends_with(suffix)) {
-    json n = json::parse(node->json);
+    json n = node->object;
     n["metadata"]["annotations"].erase(std::string(kLock));
     n["metadata"].erase("resourceVersion");
     backend_.put_node(n.dump());

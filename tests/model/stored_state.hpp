@@ -5,6 +5,8 @@
 
 #include <cstdint>
 #include <map>
+#include <mutex>
+#include <nlohmann/json.hpp>
 #include <optional>
 #include <string>
 #include <string_view>
@@ -55,7 +57,8 @@ struct StoredNode {
   std::string name;
   std::vector<StoredDevice> devices;  // from hami.io/node-nvidia-register
   std::optional<std::string> lock;    // hami.io/mutex.lock
-  std::string json;
+  nlohmann::json object;              // the stored object (kept parsed: the
+                                      // registrations make its text long)
 };
 
 struct StoredState {
@@ -68,10 +71,23 @@ struct StoredState {
   const StoredDevice* device(std::string_view node_name, std::string_view id) const;
 };
 
+// The devices of hami.io/node-nvidia-register values, by value: a run's
+// registrations do not change, and parsing them again (the MIG profiles)
+// was half of the cost of reading the stored state after each operation.
+class RegistrationCache {
+ public:
+  std::vector<StoredDevice> devices(const std::string& registration);
+
+ private:
+  std::mutex mu_;
+  std::map<std::string, std::vector<StoredDevice>> parsed_;
+};
+
 // Parses one Pod / Node object as JSON text (throws std::invalid_argument).
+// `cache`, when given, keeps the parsed registrations.
 StoredPod parse_stored_pod(std::string_view json);
-StoredNode parse_stored_node(std::string_view json);
+StoredNode parse_stored_node(std::string_view json, RegistrationCache* cache = nullptr);
 // Parses a `List` document (FileClusterState::to_json()).
-StoredState parse_stored_list(std::string_view json);
+StoredState parse_stored_list(std::string_view json, RegistrationCache* cache = nullptr);
 
 }  // namespace hami::model
