@@ -14,9 +14,10 @@
 // the lock expiry. Request sizes aim at one device's free room exactly and
 // one unit over it (memory MiB, cores). Besides two hami-core nodes there is
 // one node of two A100 GPUs in MIG mode (profiles 1g.5gb, 2g.10gb, 3g.20gb,
-// 7g.40gb); a third of the pods ask nvidia.com/vgpu-mode: mig for 1..2
-// instances with memory at, one MiB over or between the profile sizes, most
-// others ask hami-core and some name no mode (they may go to either kind).
+// 7g.40gb); a third of the pods ask nvidia.com/vgpu-mode: mig (a few
+// hami-core,mig) for 1..2 instances with memory at, one MiB over or between
+// the profile sizes, most others ask hami-core and some name no mode (they
+// may go to either kind).
 // The device plugin's finish also adds the instances' runtime identity
 // (migUUID, gpuInstanceID, computeInstanceID) to hami.io/vgpu-mig-allocations.
 //

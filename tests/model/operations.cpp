@@ -74,12 +74,13 @@ std::string describe(const Op& op) {
 }
 
 void OpGenerator::draw_pod(const StoredState& stored, Op& op) {
-  // A third of the pods ask for MIG instances; of the others most ask for
-  // hami-core, and some name no mode (a MIG request too when they fit a
-  // MIG-mode GPU: they may go to either kind of node).
+  // A third of the pods ask for MIG instances (a few of them allow
+  // hami-core too); of the others most ask for hami-core, and some name no
+  // mode (a MIG request too when they fit a MIG-mode GPU: they may go to
+  // either kind of node).
   const int r = static_cast<int>(below(100));
   if (r < 30) {
-    op.mode = "mig";
+    op.mode = r < 25 ? "mig" : "hami-core,mig";
     op.limits = draw_mig_limits();
     return;
   }
@@ -90,8 +91,8 @@ void OpGenerator::draw_pod(const StoredState& stored, Op& op) {
 std::string OpGenerator::draw_mig_limits() {
   // Memory at a profile's size (1g.5gb 4864, 2g.10gb 9856, 3g.20gb 19968,
   // 7g.40gb 40192), one MiB over it, or in between; 1..2 instances.
-  static constexpr int64_t kSizes[] = {4864,  4865,  9856, 9857,  19968, 19969,
-                                       40192, 40193, 3000, 12000, 30000};
+  static constexpr int64_t kSizes[] = {4864,  4865,  9856, 9857, 19968, 19969,
+                                       40192, 40193, 3000, 4000, 12000, 30000};
   const auto one = [&](bool small) {
     nlohmann::json limits = nlohmann::json::object();
     limits["nvidia.com/gpu"] = std::to_string(!small && chance(30) ? 2 : 1);
