@@ -22,7 +22,7 @@ FileBackend::FileBackend(const std::vector<std::string>& nodes_json)
     : store_(make_store(nodes_json)), faulty_(*store_) {}
 
 StoredState FileBackend::stored() const {
-  return parse_stored_list(store_->to_json());
+  return parse_stored_list(store_->to_json(), &registrations_);
 }
 
 void FileBackend::put(const std::string& json) {

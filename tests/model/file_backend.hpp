@@ -32,6 +32,7 @@ class FileBackend final : public Backend {
 
   std::unique_ptr<cluster::FileClusterState> store_;
   FaultyCluster faulty_;
+  mutable RegistrationCache registrations_;
 };
 
 }  // namespace hami::model

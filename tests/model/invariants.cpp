@@ -11,17 +11,38 @@ namespace hami::model {
 namespace {
 
 std::string totals_text(const DeviceTotals& t) {
-  return "mem " + std::to_string(t.memory) + " cores " + std::to_string(t.cores) + " slots " +
-         std::to_string(t.slots);
+  std::string out = "mem " + std::to_string(t.memory) + " cores " + std::to_string(t.cores) +
+                    " slots " + std::to_string(t.slots);
+  if (!t.holds.empty()) {
+    out += " holds [";
+    for (size_t i = 0; i < t.holds.size(); ++i)
+      out += (i > 0 ? " " : "") + t.holds[i];
+    out += "]";
+  }
+  return out;
+}
+
+// The reservations in holds as the ledger keeps them: one hold per
+// allocation entry, "" for none, several joined by ';' (docs/mig.md).
+std::vector<std::string> reservations(const std::vector<std::string>& holds) {
+  std::vector<std::string> out;
+  for (const std::string& h : holds) {
+    size_t start = 0;
+    while (start <= h.size()) {
+      const size_t end = std::min(h.find(';', start), h.size());
+      if (end > start)
+        out.push_back(h.substr(start, end - start));
+      start = end + 1;
+    }
+  }
+  std::sort(out.begin(), out.end());
+  return out;
 }
 
 DeviceMap ledger_devices(const scheduling::PodCharge& charge, std::string_view node) {
   DeviceMap out;
   scheduling::for_each_charged(charge, node, [&](const scheduling::DeviceCharge& d) {
-    DeviceTotals& t = out[d.device_id];
-    t.memory += d.memory_mib;
-    t.cores += d.cores;
-    t.slots += d.slots;
+    add(out[d.device_id], DeviceTotals{d.memory_mib, d.cores, d.slots, reservations(d.holds)});
   });
   return out;
 }
@@ -30,7 +51,9 @@ bool covers(const DeviceMap& big, const DeviceMap& small) {
   for (const auto& [id, t] : small) {
     const auto it = big.find(id);
     if (it == big.end() || it->second.memory < t.memory || it->second.cores < t.cores ||
-        it->second.slots < t.slots)
+        it->second.slots < t.slots ||
+        !std::includes(it->second.holds.begin(), it->second.holds.end(), t.holds.begin(),
+                       t.holds.end()))
       return false;
   }
   return true;
@@ -123,24 +146,16 @@ void check_ledger(const CheckInput& in, std::vector<std::string>& out) {
   for (const auto& [uid, expected] : charges) {
     if (unconfirmed.contains(uid) && ledger.pod(uid) != nullptr)
       continue;
-    for (const auto& [id, t] : expected.devices) {
-      DeviceTotals& w = want[id];
-      w.memory += t.memory;
-      w.cores += t.cores;
-      w.slots += t.slots;
-    }
+    for (const auto& [id, t] : expected.devices)
+      add(want[id], t);
   }
   for (const auto& [name, entry] : ledger.nodes()) {
     for (const std::string& uid : entry.pods) {
       if (!unconfirmed.contains(uid))
         continue;
       if (const auto* charge = ledger.pod(uid)) {
-        for (const auto& [id, t] : ledger_devices(*charge, name)) {
-          DeviceTotals& w = want[id];
-          w.memory += t.memory;
-          w.cores += t.cores;
-          w.slots += t.slots;
-        }
+        for (const auto& [id, t] : ledger_devices(*charge, name))
+          add(want[id], t);
       }
     }
   }
@@ -152,7 +167,9 @@ void check_ledger(const CheckInput& in, std::vector<std::string>& out) {
       for (size_t k = 0; k < vendors[v].size() && k < entry.use[v].size(); ++k) {
         const std::string id(vendors[v].id(k));
         const auto& use = entry.use[v][k];
-        const DeviceTotals got{use.memory_mib, use.cores, use.used};
+        const auto* holds = scheduling::holds_on(entry.holds, static_cast<uint32_t>(v), k);
+        const DeviceTotals got{use.memory_mib, use.cores, use.used,
+                               holds ? reservations(*holds) : std::vector<std::string>{}};
         const auto it = want.find(id);
         const DeviceTotals expected = it == want.end() ? DeviceTotals{} : it->second;
         if (got != expected) {
@@ -216,6 +233,7 @@ std::vector<std::string> check_all(const CheckInput& in) {
   check_ledger(in, out);
   check_bound_pods(in, out);
   check_locks(in, out);
+  check_mig(in, out);
   return out;
 }
 

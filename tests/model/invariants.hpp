@@ -1,4 +1,4 @@
-// The four invariants checked after every operation (model_test.cpp's
+// The five invariants checked after every operation (model_test.cpp's
 // header states them and what is allowed). Each violation is one line of
 // text naming the pod, device or node and both sides of the comparison.
 #pragma once
@@ -32,6 +32,13 @@ void check_bound_pods(const CheckInput& in, std::vector<std::string>& out);
 // 4. No unexpired node lock is held for a pod that is not binding (a live
 //    pod whose bind-phase is "allocating"), but the exempt ones.
 void check_locks(const CheckInput& in, std::vector<std::string>& out);
+// 5. MIG (mig_invariants.cpp): every live allocated pod's device entries on
+//    MIG-mode GPUs have, in order, one hami.io/vgpu-mig-allocations entry
+//    each (same segment, position and gpuUUID; a profile and placement the
+//    GPU registered; the entry's memory and cores the profile's), and none
+//    else; its devices' modes are allowed by its nvidia.com/vgpu-mode; no
+//    two placements on a GPU overlap.
+void check_mig(const CheckInput& in, std::vector<std::string>& out);
 
 std::vector<std::string> check_all(const CheckInput& in);
 

@@ -66,7 +66,7 @@ StoredState KubeBackend::stored() const {
   for (const auto& text : server_.objects("Pod"))
     state.pods.push_back(parse_stored_pod(text));
   for (const auto& text : server_.objects("Node"))
-    state.nodes.push_back(parse_stored_node(text));
+    state.nodes.push_back(parse_stored_node(text, &registrations_));
   return state;
 }
 
@@ -183,8 +183,7 @@ bool KubeBackend::cache_matches() const {
   }
   for (const auto& n : want.nodes) {
     const auto got = cluster_->node(n.name);
-    const json object = json::parse(n.json);
-    if (!got || got->resource_version() != object["metadata"].value("resourceVersion", ""))
+    if (!got || got->resource_version() != n.object["metadata"].value("resourceVersion", ""))
       return false;
   }
   return true;

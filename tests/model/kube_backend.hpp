@@ -50,6 +50,7 @@ class KubeBackend final : public Backend {
   std::shared_ptr<kube::ApiClient> drain_client_;
   std::unique_ptr<kube::KubernetesClusterState> cluster_;
   std::optional<Armed> armed_;
+  mutable RegistrationCache registrations_;
 };
 
 }  // namespace hami::model

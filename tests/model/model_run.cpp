@@ -43,18 +43,77 @@ std::string node_json(const std::string& name) {
       .dump();
 }
 
-std::string pod_json(const std::string& name, const std::string& uid, const std::string& limits) {
+// HAMi §3.1 migProfiles of an A100-SXM4-40GB, as config/demo-cluster.yaml.
+json mig_profiles() {
+  const auto placements = [](std::initializer_list<std::pair<int, int>> list) {
+    json out = json::array();
+    for (const auto& [start, size] : list)
+      out.push_back({{"start", start}, {"size", size}});
+    return out;
+  };
+  return json::array(
+      {{{"name", "1g.5gb"},
+        {"memoryMB", 4864},
+        {"core", 14},
+        {"sliceCount", 1},
+        {"placements", placements({{0, 1}, {1, 1}, {2, 1}, {3, 1}, {4, 1}, {5, 1}, {6, 1}})}},
+       {{"name", "2g.10gb"},
+        {"memoryMB", 9856},
+        {"core", 28},
+        {"sliceCount", 2},
+        {"placements", placements({{0, 2}, {2, 2}, {4, 2}})}},
+       {{"name", "3g.20gb"},
+        {"memoryMB", 19968},
+        {"core", 42},
+        {"sliceCount", 3},
+        {"placements", placements({{0, 4}, {4, 4}})}},
+       {{"name", "7g.40gb"},
+        {"memoryMB", 40192},
+        {"core", 100},
+        {"sliceCount", 7},
+        {"placements", placements({{0, 8}})}}});
+}
+
+std::string mig_node_json(const std::string& name) {
+  json reg = json::array();
+  for (int i = 0; i < kMigGpus; ++i) {
+    reg.push_back({{"id", "GPU-" + name + "-" + std::to_string(i)},
+                   {"index", i},
+                   {"count", kMigDeviceSlots},
+                   {"devmem", kMigDeviceMemory},
+                   {"devcore", 100},
+                   {"type", "NVIDIA A100-SXM4-40GB"},
+                   {"mode", "mig"},
+                   {"health", true},
+                   {"migProfiles", mig_profiles()}});
+  }
+  const std::string count = std::to_string(kMigGpus * kMigDeviceSlots);
+  return json{
+      {"apiVersion", "v1"},
+      {"kind", "Node"},
+      {"metadata",
+       {{"name", name}, {"annotations", {{"hami.io/node-nvidia-register", reg.dump()}}}}},
+      {"status",
+       {{"capacity", {{"nvidia.com/gpu", count}}}, {"allocatable", {{"nvidia.com/gpu", count}}}}}}
+      .dump();
+}
+
+std::string pod_json(const std::string& name, const std::string& uid, const std::string& limits,
+                     const std::string& mode) {
   json containers = json::array();
   int i = 0;
   for (const auto& l : json::parse(limits)) {
     containers.push_back(
         {{"name", "c" + std::to_string(i++)}, {"image", "cuda"}, {"resources", {{"limits", l}}}});
   }
+  json annotations = json::object();
+  if (!mode.empty())
+    annotations[std::string(kVgpuMode)] = mode;
   return json{
       {"apiVersion", "v1"},
       {"kind", "Pod"},
       {"metadata",
-       {{"name", name}, {"namespace", kNamespace}, {"uid", uid}, {"annotations", json::object()}}},
+       {{"name", name}, {"namespace", kNamespace}, {"uid", uid}, {"annotations", annotations}}},
       {"spec", {{"schedulerName", "hami-scheduler"}, {"containers", containers}}},
       {"status", {{"phase", "Pending"}}}}
       .dump();
@@ -79,6 +138,7 @@ std::vector<std::string> model_nodes_json() {
   std::vector<std::string> out;
   for (int n = 0; n < kNodes; ++n)
     out.push_back(node_json("node-" + std::to_string(n)));
+  out.push_back(mig_node_json(kMigNode));
   return out;
 }
 
@@ -96,6 +156,7 @@ ModelRun::ModelRun(ModelEnv& env, Backend& backend, scheduling::AllocateAt mode)
   env_.now = kStartTime;
   for (int n = 0; n < kNodes; ++n)
     nodes_.push_back("node-" + std::to_string(n));
+  nodes_.push_back(kMigNode);
   for (int p = 0; p < kPoolSize; ++p)
     pool_.push_back("p" + std::to_string(p));
   build_scheduler();
@@ -217,13 +278,30 @@ std::string ModelRun::run_finish(const StoredState& before, const StoredPod& pod
   if (pod.node_name.empty() || pod.annotation(kBindPhase) != "allocating")
     return "skipped (not binding)";
   json object = json::parse(pod.json);
-  object["metadata"]["annotations"][std::string(kBindPhase)] = "success";
+  auto& annotations = object["metadata"]["annotations"];
+  annotations[std::string(kBindPhase)] = "success";
+  // As HAMi's device plugin, once the instances exist: their runtime
+  // identity joins each MIG allocation entry.
+  if (const auto mig = pod.annotation(kMigAllocations)) {
+    json entries = json::parse(*mig, nullptr, false);
+    if (entries.is_array()) {
+      for (auto& e : entries) {
+        if (!e.is_object() || !e.contains("placement") || !e.contains("gpuUUID"))
+          continue;
+        const auto start = e["placement"].value("start", 0);
+        e["migUUID"] = "MIG-" + e["gpuUUID"].get<std::string>() + "-" + std::to_string(start);
+        e["gpuInstanceID"] = start + 1;
+        e["computeInstanceID"] = 0;
+      }
+      annotations[std::string(kMigAllocations)] = entries.dump();
+    }
+  }
   object["metadata"].erase("resourceVersion");
   backend_.put_pod(object.dump());
   const StoredNode* node = before.node(pod.node_name);
   const std::string suffix = std::string(",") + kNamespace + "," + pod.name;
   if (node != nullptr && node->lock && node->lock->ends_with(suffix)) {
-    json n = json::parse(node->json);
+    json n = node->object;
     n["metadata"]["annotations"].erase(std::string(kLock));
     n["metadata"].erase("resourceVersion");
     backend_.put_node(n.dump());
@@ -274,7 +352,7 @@ std::string ModelRun::mutate(const Op& op, const StoredState& before) {
       if (pod != nullptr) {
         return "skipped (exists)";
       }
-      backend_.put_pod(pod_json(op.pod, next_uid(op.pod), op.limits));
+      backend_.put_pod(pod_json(op.pod, next_uid(op.pod), op.limits, op.mode));
       return "created";
     case OpKind::remove:
       if (pod == nullptr) {
@@ -290,7 +368,7 @@ std::string ModelRun::mutate(const Op& op, const StoredState& before) {
       forget(before, *pod);
       backend_.remove_pod(kNamespace, op.pod);
       const std::string uid = next_uid(op.pod);
-      backend_.put_pod(pod_json(op.pod, uid, op.limits));
+      backend_.put_pod(pod_json(op.pod, uid, op.limits, op.mode));
       return "replaced " + pod->uid + " by " + uid;
     }
     case OpKind::complete: {

@@ -27,6 +27,12 @@ inline constexpr int kNodes = 2;
 inline constexpr int kGpusPerNode = 2;
 inline constexpr int64_t kDeviceMemory = 4000;
 inline constexpr int32_t kDeviceSlots = 3;
+// And one node of A100 GPUs in MIG mode with the demo cluster's profiles
+// (1g.5gb, 2g.10gb, 3g.20gb, 7g.40gb).
+inline constexpr const char* kMigNode = "node-mig";
+inline constexpr int kMigGpus = 2;
+inline constexpr int64_t kMigDeviceMemory = 40960;
+inline constexpr int32_t kMigDeviceSlots = 7;
 std::vector<std::string> model_nodes_json();
 
 using BackendFactory = std::function<std::unique_ptr<Backend>(const std::vector<std::string>&)>;

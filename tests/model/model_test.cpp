@@ -12,7 +12,14 @@
 // dropped watches and expired history (relist); leader changes (a new
 // Scheduler over the same cluster) and a closed gate; the clock moving past
 // the lock expiry. Request sizes aim at one device's free room exactly and
-// one unit over it (memory MiB, cores).
+// one unit over it (memory MiB, cores). Besides two hami-core nodes there is
+// one node of two A100 GPUs in MIG mode (profiles 1g.5gb, 2g.10gb, 3g.20gb,
+// 7g.40gb); a third of the pods ask nvidia.com/vgpu-mode: mig (a few
+// hami-core,mig) for 1..2 instances with memory at, one MiB over or between
+// the profile sizes, most others ask hami-core and some name no mode (they
+// may go to either kind).
+// The device plugin's finish also adds the instances' runtime identity
+// (migUUID, gpuInstanceID, computeInstanceID) to hami.io/vgpu-mig-allocations.
 //
 // The reference model (reference_model.hpp) is computed from the LIVE pods
 // as the backend stores them (the file snapshot; the fake server's objects,
@@ -20,10 +27,13 @@
 // operation (the Kubernetes backend's cache first caught up with the server,
 // bounded in time) these must hold:
 //  1. capacity: no device carries more memory, cores or slots than it has,
-//     by the allocation annotations of every live pod;
+//     by the allocation annotations of every live pod (a container listing
+//     a MIG GPU more than once takes one slot of it, as the ledger counts);
 //  2. ledger: scheduler.ledger() charges exactly the model — per pod
-//     (uid, node, per-device memory/cores/slots, no reservation left, no held
-//     charge) and per device — with one allowance: a pod whose allocation
+//     (uid, node, per-device memory/cores/slots and MIG reservations — those
+//     of hami.io/vgpu-mig-allocations on the devices the pod lists —, no
+//     reservation left, no held charge) and per device (use and holds) —
+//     with one allowance: a pod whose allocation
 //     write, or its removal, failed with an unknown outcome (5xx, stored
 //     then failed) in an operation is "unconfirmed": the ledger may keep a
 //     reservation for it, which must cover what its annotations say and
@@ -38,7 +48,16 @@
 //     "allocating", except (until it expires) a lock left by an operation
 //     in which a node write failed (refused or stored then failed), or one
 //     whose holder the run deleted, replaced or completed (no device plugin
-//     releases it; the next lock takes it over).
+//     releases it; the next lock takes it over);
+//  5. MIG: a live pod carrying its allocation has, for each of its device
+//     entries on a MIG-mode GPU and in their order, one
+//     hami.io/vgpu-mig-allocations entry with the same containerIndex
+//     (segment), deviceIndex (position in it) and gpuUUID, and no other
+//     entry; each names a profile the GPU registered, at one of the
+//     placements registered for it, and its device entry carries the
+//     profile's memoryMB and core; every device's mode is one the pod's
+//     nvidia.com/vgpu-mode allows; on every MIG-mode GPU no two placements
+//     of live pods ([start, start+size)) overlap.
 // Each operation also checks its own outcome: a bind with another uid than
 // the pod's never succeeds, a successful bind leaves the pod bound to that
 // node, a bind through a closed gate changes nothing, scores are 0..10.

@@ -62,6 +62,8 @@ std::string describe(const Op& op) {
     out += " " + op.pod;
   if (op.kind == OpKind::bind)
     out += " -> " + op.node + " " + std::string(uid_name(op.uid));
+  if (!op.mode.empty())
+    out += " mode=" + op.mode;
   if (!op.limits.empty())
     out += " limits=" + op.limits;
   if (op.kind == OpKind::clock)
@@ -71,14 +73,55 @@ std::string describe(const Op& op) {
   return out;
 }
 
+void OpGenerator::draw_pod(const StoredState& stored, Op& op) {
+  // A third of the pods ask for MIG instances (a few of them allow
+  // hami-core too); of the others most ask for hami-core, and some name no
+  // mode (a MIG request too when they fit a MIG-mode GPU: they may go to
+  // either kind of node).
+  const int r = static_cast<int>(below(100));
+  if (r < 30) {
+    op.mode = r < 25 ? "mig" : "hami-core,mig";
+    op.limits = draw_mig_limits();
+    return;
+  }
+  op.mode = r < 85 ? "hami-core" : "";
+  op.limits = draw_limits(stored);
+}
+
+std::string OpGenerator::draw_mig_limits() {
+  // Memory at a profile's size (1g.5gb 4864, 2g.10gb 9856, 3g.20gb 19968,
+  // 7g.40gb 40192), one MiB over it, or in between; 1..2 instances.
+  static constexpr int64_t kSizes[] = {4864,  4865,  9856, 9857, 19968, 19969,
+                                       40192, 40193, 3000, 4000, 12000, 30000};
+  const auto one = [&](bool small) {
+    nlohmann::json limits = nlohmann::json::object();
+    limits["nvidia.com/gpu"] = std::to_string(!small && chance(30) ? 2 : 1);
+    const int64_t mem = small ? 4000 : kSizes[below(std::size(kSizes))];
+    if (small || chance(90))
+      limits["nvidia.com/gpumem"] = std::to_string(mem);
+    if (chance(15))
+      limits["nvidia.com/gpucores"] = std::to_string(std::vector<int64_t>{14, 30, 100}[below(3)]);
+    return limits;
+  };
+  nlohmann::json containers = nlohmann::json::array();
+  containers.push_back(one(false));
+  if (chance(20))
+    containers.push_back(chance(50) ? nlohmann::json::object() : one(true));
+  return containers.dump();
+}
+
 std::string OpGenerator::draw_limits(const StoredState& stored) {
-  // Sizes aimed at one device's free room: exactly it, one unit over it,
-  // or a plain size.
+  // Sizes aimed at one hami-core device's free room: exactly it, one unit
+  // over it, or a plain size.
   std::vector<std::string> errors;
   const DeviceMap used = device_totals(expected_charges(stored, errors));
   std::vector<StoredDevice> devices;
-  for (const auto& n : stored.nodes)
-    devices.insert(devices.end(), n.devices.begin(), n.devices.end());
+  for (const auto& n : stored.nodes) {
+    for (const auto& d : n.devices) {
+      if (!d.mig())
+        devices.push_back(d);
+    }
+  }
   int64_t free_mem = 1000;
   int64_t free_cores = 100;
   if (!devices.empty()) {
@@ -185,12 +228,12 @@ Op OpGenerator::next(const StoredState& stored, const GenContext& ctx) {
   switch (kind) {
     case OpKind::create:
       op.pod = free_names[below(free_names.size())];
-      op.limits = draw_limits(stored);
+      draw_pod(stored, op);
       break;
     case OpKind::recreate:
       if (const auto* p = any_live()) {
         op.pod = p->name;
-        op.limits = draw_limits(stored);
+        draw_pod(stored, op);
       } else {
         op.kind = OpKind::clock;
         op.seconds = 30;
@@ -304,7 +347,7 @@ Op OpGenerator::next(const StoredState& stored, const GenContext& ctx) {
       if (t < 25 && !free_names.empty()) {
         op.then = OpKind::create;
         op.pod = free_names[below(free_names.size())];
-        op.limits = draw_limits(stored);
+        draw_pod(stored, op);
       } else if (t < 50 && !binding.empty()) {
         op.then = OpKind::finish;
         op.pod = binding[below(binding.size())]->name;
@@ -312,11 +355,11 @@ Op OpGenerator::next(const StoredState& stored, const GenContext& ctx) {
         op.then = t < 70 ? OpKind::recreate : t < 90 ? OpKind::remove : OpKind::complete;
         op.pod = p->name;
         if (op.then == OpKind::recreate)
-          op.limits = draw_limits(stored);
+          draw_pod(stored, op);
       } else if (!free_names.empty()) {
         op.then = OpKind::create;
         op.pod = free_names[below(free_names.size())];
-        op.limits = draw_limits(stored);
+        draw_pod(stored, op);
       }
       break;
     }

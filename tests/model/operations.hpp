@@ -41,6 +41,7 @@ struct Op {
   UidChoice uid = UidChoice::live;
   Fault fault = Fault::none;
   std::string limits;  // JSON array of per-container limits objects
+  std::string mode;    // create, recreate: the pod's nvidia.com/vgpu-mode, "" none
   int64_t seconds = 0;
   // drop_watches / expire_history: the change made while the cache is
   // blind (create, remove, recreate, complete or finish of `pod`).
@@ -75,7 +76,10 @@ class OpGenerator {
  private:
   size_t below(size_t n) { return n == 0 ? 0 : static_cast<size_t>(rng_() % n); }
   bool chance(int percent) { return static_cast<int>(rng_() % 100) < percent; }
+  // The limits and vgpu-mode of a new pod into `op`.
+  void draw_pod(const StoredState& stored, Op& op);
   std::string draw_limits(const StoredState& stored);
+  std::string draw_mig_limits();
   Fault draw_fault(bool writes_pod);
 
   std::mt19937_64 rng_;

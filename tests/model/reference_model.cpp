@@ -1,6 +1,8 @@
 #include "reference_model.hpp"
 
+#include <algorithm>
 #include <charconv>
+#include <nlohmann/json.hpp>
 
 namespace hami::model {
 
@@ -30,9 +32,19 @@ std::vector<std::string_view> split(std::string_view text, char sep) {
 
 }  // namespace
 
-std::optional<DeviceMap> parse_allocation(std::string_view value, std::string& error) {
-  DeviceMap out;
+void add(DeviceTotals& sum, const DeviceTotals& t) {
+  sum.memory += t.memory;
+  sum.cores += t.cores;
+  sum.slots += t.slots;
+  sum.holds.insert(sum.holds.end(), t.holds.begin(), t.holds.end());
+  std::sort(sum.holds.begin(), sum.holds.end());
+}
+
+std::optional<std::vector<DeviceEntry>> parse_entries(std::string_view value, std::string& error) {
+  std::vector<DeviceEntry> out;
+  size_t segment = 0;
   for (const std::string_view container : split(value, ';')) {
+    size_t index = 0;
     for (const std::string_view device : split(container, ':')) {
       if (device.find(',') == std::string_view::npos)
         continue;  // empty or comma-less segments are skipped (§4.2)
@@ -43,13 +55,69 @@ std::optional<DeviceMap> parse_allocation(std::string_view value, std::string& e
         error = "malformed device \"" + std::string(device) + "\"";
         return std::nullopt;
       }
-      DeviceTotals& t = out[std::string(fields[0])];
-      t.memory += *memory;
-      t.cores += *cores;
-      t.slots += 1;
+      out.push_back({segment, index++, std::string(fields[0]), *memory, *cores});
     }
+    ++segment;
   }
   return out;
+}
+
+std::optional<DeviceMap> parse_allocation(std::string_view value, std::string& error) {
+  const auto entries = parse_entries(value, error);
+  if (!entries)
+    return std::nullopt;
+  // A container that lists a device more than once (MIG instances of one
+  // GPU) takes one slot of it, as the ledger counts (pod_charge.hpp).
+  DeviceMap out;
+  for (size_t i = 0; i < entries->size(); ++i) {
+    const DeviceEntry& e = (*entries)[i];
+    const bool again = std::any_of(entries->begin(), entries->begin() + static_cast<long>(i),
+                                   [&](const DeviceEntry& before) {
+                                     return before.container == e.container && before.id == e.id;
+                                   });
+    add(out[e.id], DeviceTotals{e.memory, e.cores, again ? 0 : 1, {}});
+  }
+  return out;
+}
+
+std::optional<std::vector<MigEntry>> parse_mig_allocations(std::string_view value,
+                                                           std::string& error) {
+  using nlohmann::json;
+  const json doc = json::parse(value, nullptr, false);
+  if (doc.is_discarded() || !doc.is_array()) {
+    error = "MIG allocations are not a JSON list";
+    return std::nullopt;
+  }
+  std::vector<MigEntry> out;
+  for (const json& e : doc) {
+    const auto field = [&](const char* key) -> const json* {
+      const auto it = e.is_object() ? e.find(key) : e.end();
+      return e.is_object() && it != e.end() ? &*it : nullptr;
+    };
+    const json* c = field("containerIndex");
+    const json* d = field("deviceIndex");
+    const json* gpu = field("gpuUUID");
+    const json* profile = field("profile");
+    const json* at = field("placement");
+    const bool ok = c && c->is_number_unsigned() && d && d->is_number_unsigned() && gpu &&
+                    gpu->is_string() && profile && profile->is_string() && at && at->is_object() &&
+                    at->contains("start") && at->contains("size") &&
+                    (*at)["start"].is_number_unsigned() && (*at)["size"].is_number_unsigned() &&
+                    (*at)["size"].get<uint64_t>() > 0;
+    if (!ok) {
+      error = "malformed MIG allocation " + e.dump();
+      return std::nullopt;
+    }
+    out.push_back({c->get<int64_t>(), d->get<int64_t>(), gpu->get<std::string>(),
+                   profile->get<std::string>(), (*at)["start"].get<uint32_t>(),
+                   (*at)["size"].get<uint32_t>()});
+  }
+  return out;
+}
+
+std::string reservation_text(const MigEntry& e) {
+  return std::to_string(e.start) + "," + std::to_string(e.size) + "," +
+         std::to_string(e.profile.size()) + ":" + e.profile;
 }
 
 std::map<std::string, ExpectedCharge> expected_charges(const StoredState& stored,
@@ -68,6 +136,19 @@ std::map<std::string, ExpectedCharge> expected_charges(const StoredState& stored
       errors.push_back("pod " + pod.name + " (" + pod.uid + "): " + error);
       continue;
     }
+    // The reservations attach to the devices the pod lists (docs/mig.md:
+    // those of a GPU it does not list are dropped).
+    if (const auto mig = pod.annotation(kMigAllocations)) {
+      const auto entries = parse_mig_allocations(*mig, error);
+      if (!entries) {
+        errors.push_back("pod " + pod.name + " (" + pod.uid + "): " + error);
+      } else {
+        for (const MigEntry& e : *entries) {
+          if (const auto it = devices->find(e.gpu); it != devices->end())
+            add(it->second, DeviceTotals{0, 0, 0, {reservation_text(e)}});
+        }
+      }
+    }
     out[pod.uid] = ExpectedCharge{pod.uid, pod.ns, pod.name, *node, std::move(*devices)};
   }
   return out;
@@ -76,12 +157,8 @@ std::map<std::string, ExpectedCharge> expected_charges(const StoredState& stored
 DeviceMap device_totals(const std::map<std::string, ExpectedCharge>& charges) {
   DeviceMap out;
   for (const auto& [uid, charge] : charges) {
-    for (const auto& [id, t] : charge.devices) {
-      DeviceTotals& sum = out[id];
-      sum.memory += t.memory;
-      sum.cores += t.cores;
-      sum.slots += t.slots;
-    }
+    for (const auto& [id, t] : charge.devices)
+      add(out[id], t);
   }
   return out;
 }

@@ -21,18 +21,61 @@ inline constexpr std::string_view kAllocated = "hami.io/vgpu-devices-allocated";
 inline constexpr std::string_view kAssignedNode = "hami.io/vgpu-node";
 inline constexpr std::string_view kBindPhase = "hami.io/bind-phase";
 inline constexpr std::string_view kLock = "hami.io/mutex.lock";
+inline constexpr std::string_view kMigAllocations = "hami.io/vgpu-mig-allocations";
+inline constexpr std::string_view kVgpuMode = "nvidia.com/vgpu-mode";
 
 struct DeviceTotals {
   int64_t memory = 0;
   int64_t cores = 0;
   int32_t slots = 0;
+  // The MIG reservations held on the device, as pick data writes them
+  // ("<start>,<size>,<len>:<profile>", docs/mig.md), sorted.
+  std::vector<std::string> holds;
   friend bool operator==(const DeviceTotals&, const DeviceTotals&) = default;
 };
 
+// Adds `t` to `sum` (the holds stay sorted).
+void add(DeviceTotals& sum, const DeviceTotals& t);
+
 using DeviceMap = std::map<std::string, DeviceTotals>;  // device id → totals
 
+// One device entry of a pod-device string, in order.
+struct DeviceEntry {
+  size_t container = 0;  // the segment
+  size_t index = 0;      // the position in the segment
+  std::string id;
+  int64_t memory = 0;
+  int64_t cores = 0;
+};
+
+// Parses a pod-device string into its entries; nullopt (and `error`) when
+// malformed.
+std::optional<std::vector<DeviceEntry>> parse_entries(std::string_view value, std::string& error);
+
+// One entry of hami.io/vgpu-mig-allocations (HAMi §4.3).
+struct MigEntry {
+  int64_t container = 0;
+  int64_t device = 0;
+  std::string gpu;
+  std::string profile;
+  uint32_t start = 0;
+  uint32_t size = 0;
+};
+
+// Parses the MIG allocations annotation: a JSON list of objects with
+// containerIndex, deviceIndex, gpuUUID, profile and placement {start,
+// size} (size > 0); nullopt (and `error`) otherwise.
+std::optional<std::vector<MigEntry>> parse_mig_allocations(std::string_view value,
+                                                           std::string& error);
+
+// The reservation text of `e` as the scheduler holds it: "6,1,6:1g.5gb".
+std::string reservation_text(const MigEntry& e);
+
 // One pod's charge by its annotations (no init containers in this model:
-// per device, the sums over containers and one slot per container).
+// per device, the sums over containers and one slot per container that
+// lists it — one container may list a MIG GPU more than once, and takes one
+// slot of it all the same, as the ledger counts (pod_charge.hpp) — and the
+// reservations its MIG allocations name for it).
 struct ExpectedCharge {
   std::string uid;
   std::string ns;

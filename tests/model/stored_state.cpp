@@ -43,23 +43,40 @@ StoredPod pod_of(const json& object, std::string text) {
   return pod;
 }
 
-StoredNode node_of(const json& object, std::string text) {
+std::vector<StoredDevice> parse_devices(const std::string& reg) {
+  std::vector<StoredDevice> out;
+  for (const auto& d : json::parse(reg)) {
+    StoredDevice device;
+    device.id = d.value("id", "");
+    device.memory = d.value("devmem", int64_t{0});
+    device.cores = d.value("devcore", int64_t{0});
+    device.slots = d.value("count", int32_t{0});
+    device.mode = d.value("mode", std::string("hami-core"));
+    for (const auto& p : d.value("migProfiles", json::array())) {
+      StoredMigProfile profile{
+          p.value("name", ""), p.value("memoryMB", int64_t{0}), p.value("core", int64_t{0}), {}};
+      for (const auto& at : p.value("placements", json::array()))
+        profile.placements.push_back({at.value("start", 0u), at.value("size", 0u)});
+      device.profiles.push_back(std::move(profile));
+    }
+    out.push_back(std::move(device));
+  }
+  return out;
+}
+
+StoredNode node_of(json object, RegistrationCache* cache) {
   StoredNode node;
   node.name = text_at(object, {"metadata", "name"});
   const std::string reg =
       text_at(object, {"metadata", "annotations", "hami.io/node-nvidia-register"});
-  if (!reg.empty()) {
-    for (const auto& d : json::parse(reg)) {
-      node.devices.push_back({d.value("id", ""), d.value("devmem", int64_t{0}),
-                              d.value("devcore", int64_t{0}), d.value("count", int32_t{0})});
-    }
-  }
+  if (!reg.empty())
+    node.devices = cache ? cache->devices(reg) : parse_devices(reg);
   const auto meta = object.find("metadata");
   if (meta != object.end() && meta->contains("annotations") &&
       (*meta)["annotations"].contains("hami.io/mutex.lock")) {
     node.lock = (*meta)["annotations"]["hami.io/mutex.lock"].get<std::string>();
   }
-  node.json = std::move(text);
+  node.object = std::move(object);
   return node;
 }
 
@@ -95,23 +112,52 @@ const StoredNode* StoredState::node(std::string_view name) const {
   return nullptr;
 }
 
+const StoredMigProfile* StoredDevice::profile(std::string_view name) const {
+  for (const auto& p : profiles) {
+    if (p.name == name)
+      return &p;
+  }
+  return nullptr;
+}
+
+const StoredDevice* StoredState::device(std::string_view node_name, std::string_view id) const {
+  const StoredNode* n = node(node_name);
+  if (n == nullptr)
+    return nullptr;
+  for (const auto& d : n->devices) {
+    if (d.id == id)
+      return &d;
+  }
+  return nullptr;
+}
+
 StoredPod parse_stored_pod(std::string_view text) {
   return pod_of(parse(text), std::string(text));
 }
 
-StoredNode parse_stored_node(std::string_view text) {
-  return node_of(parse(text), std::string(text));
+StoredNode parse_stored_node(std::string_view text, RegistrationCache* cache) {
+  return node_of(parse(text), cache);
 }
 
-StoredState parse_stored_list(std::string_view text) {
-  const json doc = parse(text);
+std::vector<StoredDevice> RegistrationCache::devices(const std::string& registration) {
+  std::lock_guard lock(mu_);
+  auto it = parsed_.find(registration);
+  if (it == parsed_.end())
+    it = parsed_.emplace(registration, parse_devices(registration)).first;
+  return it->second;
+}
+
+StoredState parse_stored_list(std::string_view text, RegistrationCache* cache) {
+  json doc = parse(text);
   StoredState state;
-  for (const auto& item : doc.value("items", json::array())) {
+  if (!doc.contains("items") || !doc["items"].is_array())
+    return state;
+  for (auto& item : doc["items"]) {
     const std::string kind = item.value("kind", "");
     if (kind == "Pod")
       state.pods.push_back(pod_of(item, item.dump()));
     else if (kind == "Node")
-      state.nodes.push_back(node_of(item, item.dump()));
+      state.nodes.push_back(node_of(std::move(item), cache));
   }
   return state;
 }
