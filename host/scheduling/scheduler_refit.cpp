@@ -242,7 +242,7 @@ RefitOutcome Scheduler::refit(const RefitRequest& req) {
       usage[d.vendor][k].used += d.slots;
       usage[d.vendor][k].memory_mib += d.memory_mib;
       usage[d.vendor][k].cores += d.cores;
-      apply_holds(holds, k, d, +1);
+      apply_holds(holds, usage[d.vendor][k], k, d, +1);
     }
     PodFitInput input;
     input.pod = &view;

@@ -141,7 +141,7 @@ TEST(ModelMigInvariant, MalformedAnnotationFails) {
 
 // The ledger check's model: the reservations attach to the devices the pod
 // lists, sorted, in the pick data's text; a container listing a GPU twice
-// takes one slot of it.
+// takes two slots of it, as HAMi counts.
 TEST(ModelMigInvariant, ExpectedChargeCarriesTheReservations) {
   const StoredState stored =
       state({pod("a", "GPU-node-mig-0,NVIDIA,4864,14:GPU-node-mig-0,NVIDIA,9856,28:;",
@@ -153,7 +153,7 @@ TEST(ModelMigInvariant, ExpectedChargeCarriesTheReservations) {
   ASSERT_EQ(charges.size(), 1u);
   const DeviceMap& devices = charges.at("uid-a").devices;
   ASSERT_EQ(devices.size(), 1u);
-  EXPECT_EQ(devices.at(kGpu0), (DeviceTotals{14720, 42, 1, {"0,2,7:2g.10gb", "6,1,6:1g.5gb"}}));
+  EXPECT_EQ(devices.at(kGpu0), (DeviceTotals{14720, 42, 2, {"0,2,7:2g.10gb", "6,1,6:1g.5gb"}}));
 }
 
 }  // namespace

@@ -27,8 +27,8 @@
 // operation (the Kubernetes backend's cache first caught up with the server,
 // bounded in time) these must hold:
 //  1. capacity: no device carries more memory, cores or slots than it has,
-//     by the allocation annotations of every live pod (a container listing
-//     a MIG GPU more than once takes one slot of it, as the ledger counts);
+//     by the allocation annotations of every live pod (every entry is a
+//     slot, also a MIG GPU's second instance in one container, as in HAMi);
 //  2. ledger: scheduler.ledger() charges exactly the model — per pod
 //     (uid, node, per-device memory/cores/slots and MIG reservations — those
 //     of hami.io/vgpu-mig-allocations on the devices the pod lists —, no

@@ -66,17 +66,12 @@ std::optional<DeviceMap> parse_allocation(std::string_view value, std::string& e
   const auto entries = parse_entries(value, error);
   if (!entries)
     return std::nullopt;
-  // A container that lists a device more than once (MIG instances of one
-  // GPU) takes one slot of it, as the ledger counts (pod_charge.hpp).
+  // Every entry is a slot of its device, also a second MIG instance of one
+  // GPU in the same container, as HAMi's collapse counts (pod_charge.hpp);
+  // the model's pods have app containers only.
   DeviceMap out;
-  for (size_t i = 0; i < entries->size(); ++i) {
-    const DeviceEntry& e = (*entries)[i];
-    const bool again = std::any_of(entries->begin(), entries->begin() + static_cast<long>(i),
-                                   [&](const DeviceEntry& before) {
-                                     return before.container == e.container && before.id == e.id;
-                                   });
-    add(out[e.id], DeviceTotals{e.memory, e.cores, again ? 0 : 1, {}});
-  }
+  for (const DeviceEntry& e : *entries)
+    add(out[e.id], DeviceTotals{e.memory, e.cores, 1, {}});
   return out;
 }
 
