@@ -4,7 +4,9 @@
 // while Binding creation, pod writes and node writes (the lock) fail at
 // random: an allocation a pod was left with still counts, on the ledger and
 // against the capacity.
-// Bounded in pods, attempts and wall time.
+// A node whose GPU is in MIG mode takes part: MIG pods (and pods naming no
+// mode) get instances of it, and no two live pods' instances ever share a
+// slice of it. Bounded in pods, attempts and wall time.
 #include <gtest/gtest.h>
 
 #include <atomic>
@@ -29,6 +31,29 @@ constexpr int kNodes = 3;
 constexpr int kGpusPerNode = 2;
 constexpr int64_t kMemory = 10000;
 constexpr int32_t kSlots = 4;
+// node-mig: one A100 in MIG mode, 7 slices.
+constexpr const char* kMigNode = "node-mig";
+constexpr const char* kMigGpu = "GPU-mig-0";
+constexpr int64_t kMigMemory = 40960;
+constexpr int32_t kMigSlots = 7;
+constexpr const char* kMigProfiles =
+    R"([{"name":"1g.5gb","memoryMB":4864,"core":14,"sliceCount":1,"placements":[)"
+    R"({"start":0,"size":1},{"start":1,"size":1},{"start":2,"size":1},{"start":3,"size":1},)"
+    R"({"start":4,"size":1},{"start":5,"size":1},{"start":6,"size":1}]},)"
+    R"({"name":"2g.10gb","memoryMB":9856,"core":28,"sliceCount":2,"placements":[)"
+    R"({"start":0,"size":2},{"start":2,"size":2},{"start":4,"size":2}]},)"
+    R"({"name":"3g.20gb","memoryMB":19968,"core":42,"sliceCount":3,"placements":[)"
+    R"({"start":0,"size":4},{"start":4,"size":4}]},)"
+    R"({"name":"7g.40gb","memoryMB":40192,"core":100,"sliceCount":7,"placements":[)"
+    R"({"start":0,"size":8}]}])";
+
+struct Capacity {
+  int64_t memory = 0;
+  int32_t slots = 0;
+};
+Capacity capacity_of(std::string_view device_id) {
+  return device_id == kMigGpu ? Capacity{kMigMemory, kMigSlots} : Capacity{kMemory, kSlots};
+}
 constexpr int kPods = 48;
 constexpr int kThreads = 4;
 // The rounds go on until enough binds have succeeded (and, with faults,
@@ -58,7 +83,46 @@ std::string cluster_yaml() {
             "\n    annotations:\n      hami.io/node-nvidia-register: '" + reg +
             "'\n  status: {allocatable: {nvidia.com/gpu: \"8\"}}\n";
   }
+  yaml += std::string("- kind: Node\n  metadata:\n    name: ") + kMigNode +
+          "\n    annotations:\n      hami.io/node-nvidia-register: '[{\"id\":\"" + kMigGpu +
+          "\",\"index\":0,\"count\":" + std::to_string(kMigSlots) +
+          ",\"devmem\":" + std::to_string(kMigMemory) +
+          ",\"devcore\":100,\"type\":\"NVIDIA A100-SXM4-40GB\",\"mode\":\"mig\",\"health\":true,"
+          "\"migProfiles\":" +
+          kMigProfiles + "}]'\n  status: {allocatable: {nvidia.com/gpu: \"7\"}}\n";
   return yaml;
+}
+
+// The slices [start, start + size) each live pod's MIG instances take on
+// the MIG GPU, from hami.io/vgpu-mig-allocations; a second pod on a slice
+// already taken is a violation.
+std::vector<std::string> overlapping_instances(const cluster::ClusterState& cluster) {
+  std::vector<std::string> out;
+  std::map<int64_t, std::string> taken;  // slice → pod
+  for (const auto& pod : cluster.pods()) {
+    const auto value = pod->annotation("hami.io/vgpu-mig-allocations");
+    if (!value)
+      continue;
+    rapidjson::Document doc;
+    doc.Parse(value->data(), value->size());
+    if (doc.HasParseError() || !doc.IsArray()) {
+      out.push_back(pod->name + ": unreadable MIG allocations " + std::string(*value));
+      continue;
+    }
+    for (const auto& e : doc.GetArray()) {
+      if (std::string_view(e["gpuUUID"].GetString()) != kMigGpu)
+        continue;
+      const int64_t start = e["placement"]["start"].GetInt64();
+      const int64_t size = e["placement"]["size"].GetInt64();
+      for (int64_t slice = start; slice < start + size; ++slice) {
+        const auto [it, fresh] = taken.emplace(slice, pod->name);
+        if (!fresh)
+          out.push_back("slice " + std::to_string(slice) + " of " + kMigGpu + ": " + it->second +
+                        " and " + pod->name);
+      }
+    }
+  }
+  return out;
 }
 
 struct Totals {
@@ -107,14 +171,24 @@ void run_rounds(AllocateAt mode, double failure_rate) {
   for (int n = 0; n < kNodes; ++n)
     names.push_back("node-" + std::to_string(n));
   std::vector<std::string> pods;
+  names.push_back(kMigNode);
   for (int i = 0; i < kPods; ++i) {
     const int gpus = 1 + static_cast<int>(rng() % 2);
     const int mem = 1000 + static_cast<int>(rng() % 5) * 1000;
     const int cores = static_cast<int>(rng() % 4) * 20;
-    const std::string json = pod_json("ns", "p" + std::to_string(i), "uid-" + std::to_string(i),
-                                      {{{"nvidia.com/gpu", std::to_string(gpus)},
-                                        {"nvidia.com/gpumem", std::to_string(mem)},
-                                        {"nvidia.com/gpucores", std::to_string(cores)}}});
+    // Every fourth pod asks for MIG instances (4000 to 20000 MiB: the
+    // 1g, 2g and 3g profiles), the others for hami-core shares.
+    const bool mig = i % 4 == 0;
+    const std::string json =
+        mig ? pod_json("ns", "p" + std::to_string(i), "uid-" + std::to_string(i),
+                       {{{"nvidia.com/gpu", std::to_string(gpus)},
+                         {"nvidia.com/gpumem", std::to_string(4000 + (mem - 1000) * 4)}}},
+                       {}, R"({"nvidia.com/vgpu-mode":"mig"})")
+            : pod_json("ns", "p" + std::to_string(i), "uid-" + std::to_string(i),
+                       {{{"nvidia.com/gpu", std::to_string(gpus)},
+                         {"nvidia.com/gpumem", std::to_string(mem)},
+                         {"nvidia.com/gpucores", std::to_string(cores)}}},
+                       {}, R"({"nvidia.com/vgpu-mode":"hami-core"})");
     rapidjson::Document doc;
     doc.Parse(json.c_str());
     env.cluster->upsert(doc);
@@ -129,7 +203,8 @@ void run_rounds(AllocateAt mode, double failure_rate) {
   {
     const std::string json =
         pod_json("ns", "too-big", "uid-too-big",
-                 {{{"nvidia.com/gpu", "1"}, {"nvidia.com/gpumem", std::to_string(kMemory + 1)}}});
+                 {{{"nvidia.com/gpu", "1"}, {"nvidia.com/gpumem", std::to_string(kMemory + 1)}}},
+                 {}, R"({"nvidia.com/vgpu-mode":"hami-core"})");
     rapidjson::Document doc;
     doc.Parse(json.c_str());
     env.cluster->upsert(doc);
@@ -174,6 +249,7 @@ void run_rounds(AllocateAt mode, double failure_rate) {
   const auto started = std::chrono::steady_clock::now();
   std::atomic<int> next{0};
   std::atomic<int> bound{0};
+  std::atomic<int> bound_on_mig{0};
   std::atomic<int> failed_binds{0};
   std::atomic<bool> stop_checker{false};
   std::atomic<int> violations{0};
@@ -184,8 +260,9 @@ void run_rounds(AllocateAt mode, double failure_rate) {
       {
         const auto snapshot = scheduler.ledger().read();
         for (const auto& [name, entry] : snapshot->nodes()) {
+          const Capacity cap = capacity_of(name == kMigNode ? kMigGpu : "");
           for (const auto& use : entry.use[0]) {
-            if (use.memory_mib > kMemory || use.cores > 100 || use.used > kSlots)
+            if (use.memory_mib > cap.memory || use.cores > 100 || use.used > cap.slots)
               violations++;
           }
         }
@@ -232,6 +309,8 @@ void run_rounds(AllocateAt mode, double failure_rate) {
         const std::string error = scheduler.bind("ns", name, uid, node);
         if (error.empty()) {
           bound++;
+          if (node == kMigNode)
+            bound_on_mig++;
           // The node-side plugin serves the pod and releases the lock.
           device_plugin.release(node, "ns", name);
           continue;
@@ -262,6 +341,7 @@ void run_rounds(AllocateAt mode, double failure_rate) {
   EXPECT_EQ(violations.load(), 0);
   EXPECT_EQ(dirty_failures.load(), 0);
   EXPECT_GE(bound.load(), binds_wanted) << "the rounds stopped making progress";
+  EXPECT_GT(bound_on_mig.load(), 0) << "no pod was bound to the MIG node";
   EXPECT_EQ(certain_failures, mode == AllocateAt::Bind ? 2 : 1);
   if (faults) {
     EXPECT_GE(flaky.injected.load(), kFaultsWanted);
@@ -279,10 +359,11 @@ void run_rounds(AllocateAt mode, double failure_rate) {
     return out;
   };
   for (const auto& [id, t] : totals_of_annotations()) {
-    EXPECT_LE(t.memory, kMemory) << id;
+    EXPECT_LE(t.memory, capacity_of(id).memory) << id;
     EXPECT_LE(t.cores, 100) << id;
-    EXPECT_LE(t.slots, kSlots) << id;
+    EXPECT_LE(t.slots, capacity_of(id).slots) << id;
   }
+  EXPECT_EQ(overlapping_instances(*env.cluster), std::vector<std::string>{});
   // Reservations whose write may have been stored are settled by the pod's
   // next version; here the pods go.
   int unsettled = 0;
@@ -322,6 +403,14 @@ void run_rounds(AllocateAt mode, double failure_rate) {
   }
   // Device by device.
   const auto snapshot = scheduler.ledger().read();
+  {
+    const auto* entry = snapshot->node(kMigNode);
+    ASSERT_NE(entry, nullptr);
+    const Totals t = totals[kMigGpu];
+    EXPECT_EQ(entry->use[0][0].memory_mib, t.memory);
+    EXPECT_EQ(entry->use[0][0].cores, t.cores);
+    EXPECT_EQ(entry->use[0][0].used, t.slots);
+  }
   for (int n = 0; n < kNodes; ++n) {
     const auto* entry = snapshot->node("node-" + std::to_string(n));
     ASSERT_NE(entry, nullptr);
