@@ -39,20 +39,57 @@ void PodPatcher::set_limit(size_t container, std::string_view resource, std::str
   require_utf8("limit value", quantity);
   const k8s::ContainerJson before = pod_.container_json(container);
   const Change change = pod_.set_limit(container, resource, quantity);
+  patch_quantity(container, before, before.has_limits, "/limits", change, resource, quantity);
+}
+
+void PodPatcher::set_request(size_t container, std::string_view resource,
+                             std::string_view quantity) {
+  require_utf8("request name", resource);
+  require_utf8("request value", quantity);
+  const k8s::ContainerJson before = pod_.container_json(container);
+  const Change change = pod_.set_request(container, resource, quantity);
+  patch_quantity(container, before, before.has_requests, "/requests", change, resource, quantity);
+}
+
+void PodPatcher::patch_quantity(size_t container, const k8s::ContainerJson& before, bool had_map,
+                                std::string_view map, Change change, std::string_view resource,
+                                std::string_view quantity) {
   if (change == Change::None)
     return;
   std::string pointer = container_pointer(container);
   pointer += "/resources";
   if (!before.has_resources)
     patch_.add_empty_object(pointer);
-  pointer += "/limits";
-  if (!before.has_limits)
+  pointer += map;
+  if (!had_map)
     patch_.add_empty_object(pointer);
   k8s::append_pointer_token(pointer, resource);
   if (change == Change::Replaced) {
     patch_.replace(pointer, quantity);
   } else {
     patch_.add(pointer, quantity);
+  }
+}
+
+void PodPatcher::set_annotation(std::string_view key, std::string_view value) {
+  require_utf8("annotation key", key);
+  require_utf8("annotation value", value);
+  const bool had_metadata = pod_.has_metadata();
+  const bool had_annotations = pod_.has_annotations();
+  const Change change = pod_.set_annotation(key, value);
+  if (change == Change::None)
+    return;
+  std::string pointer = "/metadata";
+  if (!had_metadata)
+    patch_.add_empty_object(pointer);
+  pointer += "/annotations";
+  if (!had_annotations)
+    patch_.add_empty_object(pointer);
+  k8s::append_pointer_token(pointer, key);
+  if (change == Change::Replaced) {
+    patch_.replace(pointer, value);
+  } else {
+    patch_.add(pointer, value);
   }
 }
 

@@ -32,6 +32,8 @@ class PodPatcher {
   PodPatcher(k8s::PodModel& pod, JsonPatch& patch) : pod_(pod), patch_(patch) {}
 
   void set_limit(size_t container, std::string_view resource, std::string_view quantity);
+  void set_request(size_t container, std::string_view resource, std::string_view quantity);
+  void set_annotation(std::string_view key, std::string_view value);
   void set_env(size_t container, std::string_view name, std::string_view value);
   // Sets spec.runtimeClassName only when the pod has none (absent or "").
   void set_runtime_class_if_absent(std::string_view name);
@@ -41,6 +43,10 @@ class PodPatcher {
   // "/spec/initContainers/<j>" or "/spec/containers/<j>" for container i.
   std::string container_pointer(size_t container) const;
   void ensure_spec();
+  // resources.<map>[resource] after a set_limit / set_request on the model.
+  void patch_quantity(size_t container, const k8s::ContainerJson& before, bool had_map,
+                      std::string_view map, k8s::Change change, std::string_view resource,
+                      std::string_view quantity);
 
   k8s::PodModel& pod_;
   JsonPatch& patch_;

@@ -117,8 +117,12 @@ hami_status ReviewSession::apply_device_defaults(uint32_t& uses_managed, hami_er
         for (const auto& [resource, quantity] : mutation.limits) {
           patcher_.set_limit(c, resource, quantity);
         }
+        for (const auto& [resource, quantity] : mutation.requests)
+          patcher_.set_request(c, resource, quantity);
         for (const auto& [name, value] : mutation.env)
           patcher_.set_env(c, name, value);
+        for (const auto& [key, value] : mutation.pod_annotations)
+          patcher_.set_annotation(key, value);
         if (mutation.runtime_class)
           patcher_.set_runtime_class_if_absent(*mutation.runtime_class);
       } catch (const std::invalid_argument& e) {

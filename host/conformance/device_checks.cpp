@@ -276,6 +276,8 @@ void device_no_resources(const PluginUnderTest& p, CheckContext& c) {
   sink.set_limit = [](void* ctx, hami_str, hami_str) { ++*static_cast<int*>(ctx); };
   sink.add_env = [](void*, hami_str, hami_str) {};
   sink.set_runtime_class = [](void* ctx, hami_str) { ++*static_cast<int*>(ctx); };
+  sink.set_request = [](void* ctx, hami_str, hami_str) { ++*static_cast<int*>(ctx); };
+  sink.set_pod_annotation = [](void* ctx, hami_str, hami_str) { ++*static_cast<int*>(ctx); };
   uint32_t uses = 7;
   Err e;
   const hami_status mutated =
@@ -283,7 +285,10 @@ void device_no_resources(const PluginUnderTest& p, CheckContext& c) {
   if (c.expect(mutated == HAMI_OK,
                "mutate_container of a container without resources failed: " + e.message())) {
     c.expect(uses == 0u, "a container without resources was reported as using the device");
-    c.expect(calls == 0, "a container without resources was given limits or a runtime class");
+    c.expect(
+        calls == 0,
+        "a container without resources was given limits, requests, pod annotations or a runtime "
+        "class");
   }
   hami_device_request r{};
   r.struct_size = sizeof r;

@@ -98,6 +98,7 @@ void PodModel::parse_metadata(const rapidjson::Value& pod, std::string_view defa
   const Value* metadata = json::optional_object(pod, "metadata", root);
   std::string_view ns = default_namespace;
   if (metadata != nullptr) {
+    has_metadata_ = true;
     const JsonPath at(root, "metadata");
     if (auto name = json::optional_string(*metadata, "name", at))
       view_.name = own(*name);
@@ -203,7 +204,7 @@ void PodModel::parse_spec(const rapidjson::Value& pod) {
           return true;
         };
         where.has_limits = read_quantities("limits", data.limits);
-        read_quantities("requests", data.requests);
+        where.has_requests = read_quantities("requests", data.requests);
       }
       if (const Value* env = json::optional_array(item, "env", item_at)) {
         const JsonPath env_at(item_at, "env");
@@ -296,6 +297,42 @@ Change PodModel::set_limit(size_t container, std::string_view resource, std::str
   where.has_resources = true;
   where.has_limits = true;
   refresh_view(container);
+  return Change::Added;
+}
+
+Change PodModel::set_request(size_t container, std::string_view resource,
+                             std::string_view quantity) {
+  ContainerData& data = data_.at(container);
+  ContainerJson& where = json_.at(container);
+  for (hami_kv& kv : data.requests) {
+    if (to_sv(kv.key) != resource)
+      continue;
+    if (to_sv(kv.value) == quantity)
+      return Change::None;
+    kv.value = own(quantity);
+    return Change::Replaced;
+  }
+  data.requests.push_back({own(resource), own(quantity)});
+  where.has_resources = true;
+  where.has_requests = true;
+  refresh_view(container);
+  return Change::Added;
+}
+
+Change PodModel::set_annotation(std::string_view key, std::string_view value) {
+  for (hami_kv& kv : annotations_) {
+    if (to_sv(kv.key) != key)
+      continue;
+    if (to_sv(kv.value) == value)
+      return Change::None;
+    kv.value = own(value);
+    return Change::Replaced;
+  }
+  annotations_.push_back({own(key), own(value)});
+  has_metadata_ = true;
+  has_annotations_ = true;
+  view_.annotations = annotations_.data();
+  view_.annotations_len = annotations_.size();
   return Change::Added;
 }
 

@@ -42,6 +42,7 @@ struct ContainerJson {
   uint32_t index = 0;          // position in spec.initContainers / spec.containers
   bool has_resources = false;  // "resources" is an object
   bool has_limits = false;     // "resources.limits" is an object
+  bool has_requests = false;   // "resources.requests" is an object
   bool has_env = false;        // "env" is an array
   uint32_t env_size = 0;       // elements in the "env" array
   bool sidecar = false;        // init container with restartPolicy "Always"
@@ -78,6 +79,7 @@ class PodModel {
   const ContainerJson& container_json(size_t i) const { return json_.at(i); }
 
   bool has_spec() const noexcept { return has_spec_; }                // "spec" is an object
+  bool has_metadata() const noexcept { return has_metadata_; }        // "metadata" is an object
   bool has_annotations() const noexcept { return has_annotations_; }  // metadata.annotations map
   bool has_labels() const noexcept { return has_labels_; }            // metadata.labels map
   bool has_scheduler_name() const noexcept { return has_scheduler_name_; }  // non-null member
@@ -97,6 +99,10 @@ class PodModel {
 
   // resources.limits[resource] = quantity on container i.
   Change set_limit(size_t container, std::string_view resource, std::string_view quantity);
+  // resources.requests[resource] = quantity on container i.
+  Change set_request(size_t container, std::string_view resource, std::string_view quantity);
+  // metadata.annotations[key] = value.
+  Change set_annotation(std::string_view key, std::string_view value);
   // Sets env `name` to the literal `value` on container i: replaces the
   // effective entry of that name, or appends a new one.
   EnvChange set_env(size_t container, std::string_view name, std::string_view value);
@@ -127,6 +133,7 @@ class PodModel {
   hami_pod_view view_{};
   std::string_view phase_;
   bool has_spec_ = false;
+  bool has_metadata_ = false;
   bool has_annotations_ = false;
   bool has_labels_ = false;
   bool has_scheduler_name_ = false;

@@ -46,6 +46,22 @@ void on_add_env(void* ctx, hami_str name, hami_str value) noexcept {
   });
 }
 
+void on_set_request(void* ctx, hami_str resource, hami_str quantity) noexcept {
+  auto& c = context<ContainerMutation>(ctx);
+  c.problems->run([&] {
+    c.out->requests.emplace_back(c.problems->text(resource, "set_request resource"),
+                                 c.problems->text(quantity, "set_request quantity"));
+  });
+}
+
+void on_set_pod_annotation(void* ctx, hami_str key, hami_str value) noexcept {
+  auto& c = context<ContainerMutation>(ctx);
+  c.problems->run([&] {
+    c.out->pod_annotations.emplace_back(c.problems->text(key, "set_pod_annotation key"),
+                                        c.problems->text(value, "set_pod_annotation value"));
+  });
+}
+
 void on_set_runtime_class(void* ctx, hami_str name) noexcept {
   auto& c = context<ContainerMutation>(ctx);
   c.problems->run([&] { c.out->runtime_class = c.problems->text(name, "set_runtime_class name"); });
@@ -303,8 +319,13 @@ ContainerMutation DevicePluginHandle::mutate_container(const hami_pod_view& pod,
   CallProblems problems;
   SinkContext<ContainerMutation> ctx{&result, &problems};
   const hami_container_mutation_sink sink{
-      static_cast<uint32_t>(sizeof(hami_container_mutation_sink)), &ctx, &on_set_limit, &on_add_env,
-      &on_set_runtime_class};
+      static_cast<uint32_t>(sizeof(hami_container_mutation_sink)),
+      &ctx,
+      &on_set_limit,
+      &on_add_env,
+      &on_set_runtime_class,
+      &on_set_request,
+      &on_set_pod_annotation};
   uint32_t uses_device = 0;
   ErrorBuffer err;
   {

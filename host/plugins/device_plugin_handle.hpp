@@ -65,9 +65,11 @@ struct DeviceDescription {
 // What mutate_container asked for, in call order.
 struct ContainerMutation {
   bool uses_device = false;
-  std::vector<std::pair<std::string, std::string>> limits;  // resource → quantity
-  std::vector<std::pair<std::string, std::string>> env;     // name → value
-  std::optional<std::string> runtime_class;                 // last one set wins
+  std::vector<std::pair<std::string, std::string>> limits;           // resource → quantity
+  std::vector<std::pair<std::string, std::string>> env;              // name → value
+  std::optional<std::string> runtime_class;                          // last one set wins
+  std::vector<std::pair<std::string, std::string>> requests;         // resource → quantity (1.1)
+  std::vector<std::pair<std::string, std::string>> pod_annotations;  // key → value (1.1)
 };
 
 struct RequestResult {

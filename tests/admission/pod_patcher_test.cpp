@@ -81,6 +81,28 @@ TEST(PodPatcher, AddsMissingParentsFirstThenTheValues) {
   expect_idempotent(out, mutate);
 }
 
+TEST(PodPatcher, RequestsAndAnnotationsOnABarePod) {
+  const std::string pod = R"({"spec":{"containers":[{"name":"a"}]}})";
+  const auto mutate = [](PodPatcher& p) {
+    p.set_request(0, "example.com/mem", "4Gi");
+    p.set_annotation("example.com/req-num", "1");
+    p.set_annotation("a/b~c", "x");
+  };
+  std::string ops;
+  const json out = patched(pod, mutate, ops);
+  EXPECT_EQ(
+      ops,
+      R"([{"op":"add","path":"/spec/containers/0/resources","value":{}},)"
+      R"({"op":"add","path":"/spec/containers/0/resources/requests","value":{}},)"
+      R"({"op":"add","path":"/spec/containers/0/resources/requests/example.com~1mem","value":"4Gi"},)"
+      R"({"op":"add","path":"/metadata","value":{}},)"
+      R"({"op":"add","path":"/metadata/annotations","value":{}},)"
+      R"({"op":"add","path":"/metadata/annotations/example.com~1req-num","value":"1"},)"
+      R"({"op":"add","path":"/metadata/annotations/a~1b~0c","value":"x"}])");
+  EXPECT_EQ(out["metadata"]["annotations"], json({{"example.com/req-num", "1"}, {"a/b~c", "x"}}));
+  expect_idempotent(out, mutate);
+}
+
 TEST(PodPatcher, ReplacesExistingValuesInPlace) {
   const std::string pod = R"({"spec":{"schedulerName":"default-scheduler","containers":[
     {"name":"a","resources":{"limits":{"nvidia.com/gpu":"2"}},

@@ -88,6 +88,37 @@ TEST(AdmissionHost, MutationsInInitThenAppOrderWithParentsFirst) {
   EXPECT_TRUE(f.patch(pod).empty());
 }
 
+TEST(AdmissionHost, RequestsAndPodAnnotationsOfAbi11Plugins) {
+  // set_request and set_pod_annotation (ABI 1.1): the parents are created
+  // first, an existing requests map is kept, a second container's
+  // annotation replaces the first's value.
+  const Fixture f(
+      json{{"requestCopy", "example.com/gpu"}, {"podAnnotation", "example.com/probed"}});
+  const json pod = json::parse(R"({"metadata":{"name":"p"},"spec":{"containers":[
+    {"name":"a","resources":{"limits":{"example.com/gpu":"1"}}},
+    {"name":"b","resources":{"limits":{"example.com/gpu":"2"},"requests":{"cpu":"1"}}}]}})");
+  const json patch = f.patch(pod);
+  EXPECT_EQ(patch, json::parse(R"([
+    {"op":"add","path":"/spec/containers/0/resources/limits/example.com~1cores","value":"100"},
+    {"op":"add","path":"/spec/containers/0/resources/requests","value":{}},
+    {"op":"add","path":"/spec/containers/0/resources/requests/example.com~1gpu","value":"1"},
+    {"op":"add","path":"/metadata/annotations","value":{}},
+    {"op":"add","path":"/metadata/annotations/example.com~1probed","value":"a"},
+    {"op":"add","path":"/spec/containers/1/resources/limits/example.com~1cores","value":"100"},
+    {"op":"add","path":"/spec/containers/1/resources/requests/example.com~1gpu","value":"2"},
+    {"op":"replace","path":"/metadata/annotations/example.com~1probed","value":"b"},
+    {"op":"add","path":"/spec/schedulerName","value":"hami-scheduler"}])"));
+  const json patched = pod.patch(patch);
+  EXPECT_EQ(patched["spec"]["containers"][1]["resources"]["requests"],
+            json({{"cpu", "1"}, {"example.com/gpu", "2"}}));
+  EXPECT_EQ(patched["metadata"]["annotations"], json({{"example.com/probed", "b"}}));
+  // Applied again: the annotation goes back to the first container's value
+  // and then to the second's, the requests stay.
+  EXPECT_EQ(f.patch(patched), json::parse(R"([
+    {"op":"replace","path":"/metadata/annotations/example.com~1probed","value":"a"},
+    {"op":"replace","path":"/metadata/annotations/example.com~1probed","value":"b"}])"));
+}
+
 TEST(AdmissionHost, LaterDevicePluginsSeeEarlierDefaults) {
   // probe (listed first) treats nvidia.com/gpu as its count and defaults
   // nvidia.com/gpumem; nvidia then sees a memory limit and keeps the

@@ -14,6 +14,7 @@
 #include "hami/admission.hpp"
 #include "hami/device.hpp"
 #include "hami/scheduling.hpp"
+#include "hami/struct_sizes.hpp"
 
 namespace hami::test {
 namespace {
@@ -449,6 +450,34 @@ struct MutationLog {
   static void env(void*, hami_str, hami_str) {}
 };
 
+TEST(MutationSink, Abi11CallsReachA11HostAndAreSkippedOnA10One) {
+  std::vector<std::string> calls;
+  hami_container_mutation_sink sink{};
+  sink.struct_size = sizeof sink;
+  sink.ctx = &calls;
+  sink.set_request = [](void* ctx, hami_str r, hami_str q) {
+    static_cast<std::vector<std::string>*>(ctx)->push_back(
+        "request " + std::string(hami::to_sv(r)) + "=" + std::string(hami::to_sv(q)));
+  };
+  sink.set_pod_annotation = [](void* ctx, hami_str k, hami_str v) {
+    static_cast<std::vector<std::string>*>(ctx)->push_back(
+        "annotation " + std::string(hami::to_sv(k)) + "=" + std::string(hami::to_sv(v)));
+  };
+  EXPECT_TRUE(hami::set_request(sink, "example.com/mem", "4Gi"));
+  EXPECT_TRUE(hami::set_pod_annotation(sink, "example.com/n", "1"));
+  EXPECT_EQ(calls, (std::vector<std::string>{"request example.com/mem=4Gi",
+                                             "annotation example.com/n=1"}));
+  // A 1.0 host's sink ends after set_runtime_class: nothing is called.
+  sink.struct_size = static_cast<uint32_t>(hami::v1_0_size<hami_container_mutation_sink>);
+  EXPECT_FALSE(hami::set_request(sink, "example.com/mem", "4Gi"));
+  EXPECT_FALSE(hami::set_pod_annotation(sink, "example.com/n", "1"));
+  EXPECT_EQ(calls.size(), 2u);
+  // A 1.1 sink with the member NULL is a host bug the helper reports.
+  sink.struct_size = sizeof sink;
+  sink.set_request = nullptr;
+  EXPECT_THROW(hami::set_request(sink, "example.com/mem", "4Gi"), hami::Error);
+}
+
 TEST_F(DeviceTrampolines, MutateContainer) {
   const std::array<hami_container_view, 2> containers{
       hami_container_view{sizeof(hami_container_view), hami::to_str("main"), 0, 0, nullptr, 0,
@@ -461,8 +490,13 @@ TEST_F(DeviceTrampolines, MutateContainer) {
   pod.containers_len = containers.size();
   MutationLog log;
   // A host sink without set_runtime_class: the helper reports it.
-  const hami_container_mutation_sink sink{sizeof(hami_container_mutation_sink), &log,
-                                          &MutationLog::limit, &MutationLog::env, nullptr};
+  const hami_container_mutation_sink sink{sizeof(hami_container_mutation_sink),
+                                          &log,
+                                          &MutationLog::limit,
+                                          &MutationLog::env,
+                                          nullptr,
+                                          nullptr,
+                                          nullptr};
   uint32_t uses = 7;
   ASSERT_EQ(vt().mutate_container(instance_, &pod, 0, &sink, &uses, b_.err()), HAMI_OK);
   EXPECT_EQ(uses, 1u);

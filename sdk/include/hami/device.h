@@ -165,10 +165,14 @@ typedef struct hami_annotation_sink {
  * Purpose: what the admission webhook should change in one container (and
  * its pod). The host turns each call into JSON Patch operations against the
  * request's own JSON; plugins never write patch text.
- *   set_limit         — resources.limits[resource] = quantity.
- *   add_env           — append {name, value} to the container's env.
- *   set_runtime_class — spec.runtimeClassName = name, applied by the host
- *                       only when the pod has none.
+ *   set_limit          — resources.limits[resource] = quantity.
+ *   add_env            — append {name, value} to the container's env.
+ *   set_runtime_class  — spec.runtimeClassName = name, applied by the host
+ *                        only when the pod has none.
+ *   set_request        — (1.1) resources.requests[resource] = quantity.
+ *   set_pod_annotation — (1.1) metadata.annotations[key] = value on the pod.
+ * A 1.1 member is there when HAMI_HAS_MEMBER says so and it is not NULL
+ * (HAMI-HOST-14).
  * Since: 1.0
  */
 typedef struct hami_container_mutation_sink {
@@ -177,6 +181,9 @@ typedef struct hami_container_mutation_sink {
   void (*set_limit)(void* ctx, hami_str resource, hami_str quantity);
   void (*add_env)(void* ctx, hami_str name, hami_str value);
   void (*set_runtime_class)(void* ctx, hami_str name);
+  /* Since 1.1. */
+  void (*set_request)(void* ctx, hami_str resource, hami_str quantity);
+  void (*set_pod_annotation)(void* ctx, hami_str key, hami_str value);
 } hami_container_mutation_sink;
 
 /*

@@ -132,6 +132,31 @@ inline void set_runtime_class(const hami_container_mutation_sink& s, std::string
   s.set_runtime_class(s.ctx, to_str(name));
 }
 
+// ABI 1.1 (HAMI-HOST-14): false, and nothing done, when the host's sink
+// predates the call (a 1.0 host); throws when it has the member but NULL.
+inline bool set_request(const hami_container_mutation_sink& s, std::string_view resource,
+                        std::string_view quantity) {
+  if (s.struct_size < offsetof(hami_container_mutation_sink, set_request) + sizeof s.set_request)
+    return false;
+  if (s.set_request == nullptr) {
+    detail::missing_sink_function("hami_container_mutation_sink", "set_request");
+  }
+  s.set_request(s.ctx, to_str(resource), to_str(quantity));
+  return true;
+}
+
+inline bool set_pod_annotation(const hami_container_mutation_sink& s, std::string_view key,
+                               std::string_view value) {
+  if (s.struct_size <
+      offsetof(hami_container_mutation_sink, set_pod_annotation) + sizeof s.set_pod_annotation)
+    return false;
+  if (s.set_pod_annotation == nullptr) {
+    detail::missing_sink_function("hami_container_mutation_sink", "set_pod_annotation");
+  }
+  s.set_pod_annotation(s.ctx, to_str(key), to_str(value));
+  return true;
+}
+
 inline void emit_device(const hami_device_sink& s, const hami_device& device) {
   if (s.device == nullptr) {
     detail::missing_sink_function("hami_device_sink", "device");
@@ -377,8 +402,7 @@ struct DeviceTrampolines {
   }
 
   static hami_status decode_pod_allocation(hami_instance* instance, const hami_pod_view* pod,
-                                           const hami_placed_sink* out,
-                                           hami_errbuf err) noexcept {
+                                           const hami_placed_sink* out, hami_errbuf err) noexcept {
     return guard(err, [&] {
       const hami_pod_view& p = require(pod, "pod");
       const hami_placed_sink& sink = require(out, "out");
@@ -387,8 +411,7 @@ struct DeviceTrampolines {
   }
 
   static hami_status describe_partitions(hami_instance* instance, const hami_pod_view* pod,
-                                         const hami_partition_sink* out,
-                                         hami_errbuf err) noexcept {
+                                         const hami_partition_sink* out, hami_errbuf err) noexcept {
     return guard(err, [&] {
       const hami_pod_view& p = require(pod, "pod");
       const hami_partition_sink& sink = require(out, "out");

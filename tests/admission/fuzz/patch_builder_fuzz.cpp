@@ -4,12 +4,15 @@
 // Input: a pod as JSON, a line "#", then one mutation per line:
 //   L <container> <resource> <quantity>   set_limit
 //   E <container> <name> <value>          set_env
+//   Q <container> <resource> <quantity>   set_request
+//   A <key> <value>                       set_annotation
 //   R <name>                              set_runtime_class_if_absent
 //   S <name>                              set_scheduler_name
 // Properties: the patch is a JSON array that applies cleanly to the pod;
 // the patched pod, parsed again, has exactly the view the mutated model
 // has; and the mutations that decide the final state (the last value per
-// limit, env name and scheduler name, the first runtime class) produce an
+// limit, request, env name, annotation and scheduler name, the first
+// runtime class) produce an
 // empty patch on the patched pod.
 #include <rapidjson/document.h>
 
@@ -53,8 +56,12 @@ std::vector<Mutation> parse_script(std::string_view text) {
     Mutation m{};
     if (!(words >> m.kind))
       continue;
-    if (m.kind == 'L' || m.kind == 'E') {
+    if (m.kind == 'L' || m.kind == 'E' || m.kind == 'Q') {
       if (!(words >> m.container >> m.key))
+        continue;
+      words >> m.value;
+    } else if (m.kind == 'A') {
+      if (!(words >> m.key))
         continue;
       words >> m.value;
     } else if (m.kind == 'R' || m.kind == 'S') {
@@ -73,7 +80,8 @@ std::vector<Mutation> parse_script(std::string_view text) {
 // last; and the first non-empty runtime class.
 std::vector<Mutation> decisive(const std::vector<Mutation>& script) {
   const auto same = [](const Mutation& a, const Mutation& b) {
-    return a.kind == b.kind && (a.kind == 'S' || (a.container == b.container && a.key == b.key));
+    return a.kind == b.kind && (a.kind == 'S' || (a.kind == 'A' && a.key == b.key) ||
+                                (a.container == b.container && a.key == b.key));
   };
   std::vector<Mutation> out;
   bool runtime_class_seen = false;
@@ -108,7 +116,9 @@ std::string sv(hami_str s) {
 struct Snapshot {
   std::string scheduler_name, runtime_class;
   std::vector<std::map<std::string, std::string>> limits;
+  std::vector<std::map<std::string, std::string>> requests;
   std::vector<std::vector<std::pair<std::string, std::string>>> env;
+  std::map<std::string, std::string> annotations;
   bool operator==(const Snapshot&) const = default;
 };
 
@@ -117,11 +127,16 @@ Snapshot snapshot(const hami::k8s::PodModel& pod) {
   const hami_pod_view& v = pod.view();
   s.scheduler_name = sv(v.scheduler_name);
   s.runtime_class = sv(v.runtime_class_name);
+  for (size_t k = 0; k < v.annotations_len; ++k)
+    s.annotations[sv(v.annotations[k].key)] = sv(v.annotations[k].value);
   for (size_t i = 0; i < v.containers_len; ++i) {
     const hami_container_view& c = v.containers[i];
     auto& limits = s.limits.emplace_back();
     for (size_t k = 0; k < c.limits_len; ++k)
       limits[sv(c.limits[k].key)] = sv(c.limits[k].value);
+    auto& requests = s.requests.emplace_back();
+    for (size_t k = 0; k < c.requests_len; ++k)
+      requests[sv(c.requests[k].key)] = sv(c.requests[k].value);
     auto& env = s.env.emplace_back();
     for (size_t k = 0; k < c.env_len; ++k)
       env.emplace_back(sv(c.env[k].key), sv(c.env[k].value));
@@ -142,6 +157,13 @@ void apply(hami::admission::PodPatcher& patcher, const hami::k8s::PodModel& pod,
       case 'E':
         if (m.container < pod.container_count())
           patcher.set_env(m.container, m.key, m.value);
+        break;
+      case 'Q':
+        if (m.container < pod.container_count())
+          patcher.set_request(m.container, m.key, m.value);
+        break;
+      case 'A':
+        patcher.set_annotation(m.key, m.value);
         break;
       case 'R':
         patcher.set_runtime_class_if_absent(m.key);

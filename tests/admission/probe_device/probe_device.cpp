@@ -62,6 +62,8 @@ class Probe final : public hami::DevicePlugin {
       text("runtimeClass", runtime_class_);
       text("rejectContainer", reject_);
       text("crashContainer", crash_);
+      text("requestCopy", request_copy_);
+      text("podAnnotation", pod_annotation_);
       if (doc.HasMember("env") && doc["env"].IsObject()) {
         env_name_ = doc["env"]["name"].GetString();
         env_value_ = doc["env"]["value"].GetString();
@@ -97,6 +99,12 @@ class Probe final : public hami::DevicePlugin {
       out.add_env(out.ctx, to_str(env_name_), to_str(env_value_));
     if (uses && !runtime_class_.empty())
       out.set_runtime_class(out.ctx, to_str(runtime_class_));
+    // ABI 1.1: the count mirrored into requests, and a pod annotation
+    // naming the container.
+    if (uses && !request_copy_.empty())
+      hami::set_request(out, request_copy_, *limit(c, resource_));
+    if (uses && !pod_annotation_.empty())
+      hami::set_pod_annotation(out, pod_annotation_, name);
     return uses;
   }
 
@@ -143,6 +151,8 @@ class Probe final : public hami::DevicePlugin {
   std::string runtime_class_;
   std::string reject_;
   std::string crash_;
+  std::string request_copy_;
+  std::string pod_annotation_;
   std::string env_name_;
   std::string env_value_;
 };
