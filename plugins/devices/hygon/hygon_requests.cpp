@@ -1,30 +1,10 @@
 #include "hygon_requests.hpp"
 
-#include <limits>
-#include <optional>
 #include <string>
 
-#include "errors.hpp"
-#include "hami/quantity.hpp"
+#include "request_values.hpp"
 
 namespace hami::devices::hygon {
-namespace {
-
-constexpr std::int64_t kInt32Max = std::numeric_limits<std::int32_t>::max();
-
-std::optional<std::int64_t> integer(std::string_view text) {
-  const auto q = Quantity::parse(text);
-  return q ? q->as_int64() : std::nullopt;
-}
-
-InvalidInput unusable(const std::string& resource, std::string_view value, const ContainerRef& c,
-                      std::string_view rule) {
-  return InvalidInput("invalid " + resource + " value " + std::string(value) + " in container " +
-                      std::string(c.name) + ": " + std::string(rule));
-}
-
-}  // namespace
-
 bool uses_dcu(const HygonConfig& config, const ContainerRef& c) {
   return c.limits.contains(config.count_resource);
 }
@@ -34,36 +14,36 @@ Request container_request(const HygonConfig& config, const ContainerRef& c) {
   const auto count_text = c.resource(config.count_resource);
   if (!count_text)
     return r;
-  const auto count = integer(*count_text);
+  const auto count = quantity_integer(*count_text);
   if (count && *count == 0)
     return r;  // no DCU, nothing to report
   if (!count || *count <= 0 || *count > kInt32Max) {
-    throw unusable(config.count_resource, *count_text, c,
-                   "must be an integer between 1 and 2147483647");
+    throw unusable_value(config.count_resource, *count_text, c,
+                         "must be an integer between 1 and 2147483647");
   }
   std::int64_t memory = 0;
   if (const auto text = c.resource(config.memory_resource)) {
-    const auto v = integer(*text);
+    const auto v = quantity_integer(*text);
     if (!v || *v < 0 || *v > kInt32Max) {
-      throw unusable(config.memory_resource, *text, c,
-                     "must be an integer number of MiB between 0 and 2147483647");
+      throw unusable_value(config.memory_resource, *text, c,
+                           "must be an integer number of MiB between 0 and 2147483647");
     }
     memory = *v;
     if (config.memory_factor > 1) {
       memory *= config.memory_factor;
       if (memory > kInt32Max) {
-        throw unusable(config.memory_resource, *text, c,
-                       "times memoryFactor " + std::to_string(config.memory_factor) +
-                           " exceeds 2147483647 MiB");
+        throw unusable_value(config.memory_resource, *text, c,
+                             "times memoryFactor " + std::to_string(config.memory_factor) +
+                                 " exceeds 2147483647 MiB");
       }
     }
   }
   std::int32_t cores = 100;
   if (const auto text = c.resource(config.cores_resource)) {
-    const auto v = integer(*text);
+    const auto v = quantity_integer(*text);
     if (!v || *v < 0 || *v > kInt32Max) {
-      throw unusable(config.cores_resource, *text, c,
-                     "must be an integer percentage between 0 and 2147483647");
+      throw unusable_value(config.cores_resource, *text, c,
+                           "must be an integer percentage between 0 and 2147483647");
     }
     cores = static_cast<std::int32_t>(*v);
   }
