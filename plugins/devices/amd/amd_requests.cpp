@@ -20,25 +20,17 @@ Request container_request(const AmdConfig& config, const ContainerRef& c) {
   const auto cores_text = c.limits.find(config.cores_resource);
   std::int64_t count = 1;
   if (count_text) {
-    const auto v = quantity_integer(*count_text);
-    if (!v || *v < 0 || *v > kInt32Max) {
-      throw unusable_value(config.count_resource, *count_text, c,
-                           "must be an integer between 0 and 2147483647");
-    }
-    if (*v == 0)
+    count = bounded_value(config.count_resource, *count_text, c, kInt32Max,
+                          "must be an integer between 0 and 2147483647");
+    if (count == 0)
       return r;
-    count = *v;
   } else if (!mem_text && !cores_text) {
     return r;
   }
   std::int64_t memory = 0;
   if (mem_text) {
-    const auto v = quantity_integer(*mem_text);
-    if (!v || *v < 0 || *v > kInt32Max) {
-      throw unusable_value(config.memory_resource, *mem_text, c,
+    memory = bounded_value(config.memory_resource, *mem_text, c, kInt32Max,
                            "must be an integer number of MiB between 0 and 2147483647");
-    }
-    memory = *v;
   }
   std::int32_t cores = 100;
   if (cores_text)

@@ -9,17 +9,7 @@ bool uses_biren(const BirenConfig& config, const ContainerRef& c) {
 }
 
 std::int32_t requested_count(const BirenConfig& config, const ContainerRef& c) {
-  const auto text = c.resource(config.count_resource);
-  if (!text)
-    return 0;
-  const auto v = quantity_integer(*text);
-  if (v && *v == 0)
-    return 0;
-  if (!v || *v < 0 || *v > kInt32Max) {
-    throw unusable_value(config.count_resource, *text, c,
-                         "must be an integer between 1 and 2147483647");
-  }
-  return static_cast<std::int32_t>(*v);
+  return devices::requested_count(config.count_resource, c);
 }
 
 }  // namespace hami::devices::biren
