@@ -23,9 +23,7 @@ const char* const kConfigSchema = R"json({
 AmdConfig parse_config(std::string_view json) {
   const ConfigDocument doc(json, kConfigSchema);
   AmdConfig c;
-  c.count_resource = doc.string_or("resourceCountName", c.count_resource);
-  c.memory_resource = doc.string_or("resourceMemoryName", c.memory_resource);
-  c.cores_resource = doc.string_or("resourceCoreName", c.cores_resource);
+  read_share_resources(doc, c);
   return c;
 }
 

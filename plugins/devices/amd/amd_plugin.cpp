@@ -10,11 +10,12 @@
 #include "amd_requests.hpp"
 #include "binding.hpp"
 #include "hami/device.hpp"
+#include "standard_plugin.hpp"
 
 namespace hami::devices::amd {
 namespace {
 
-class AmdPlugin final : public DevicePlugin {
+class AmdPlugin final : public StandardCodecPlugin {
  public:
   AmdPlugin(const hami_host_info& host, std::string_view config_json)
       : host_(host),
@@ -45,13 +46,7 @@ class AmdPlugin final : public DevicePlugin {
   hami_device_request container_request(const hami_pod_view& pod, std::size_t idx) override {
     const Request r =
         translate({}, [&] { return amd::container_request(config_, container_at(pod, idx)); });
-    hami_device_request out{};
-    out.struct_size = static_cast<std::uint32_t>(sizeof out);
-    out.count = r.count;
-    out.memory_mib = r.memory_mib;
-    out.memory_percent = 0;
-    out.cores = r.cores;
-    return out;
+    return device_request(r.count, r.memory_mib, 0, r.cores);
   }
 
   void decode_node(const hami_node_view& node, const hami_device_sink& out) override {
@@ -91,15 +86,6 @@ class AmdPlugin final : public DevicePlugin {
     run_fit(out, [&](std::span<hami_fit_pick> picks, std::string& reason) {
       return amd::fit(in, picks, reason);
     });
-  }
-
-  void encode_allocation(std::span<const hami_container_alloc> containers,
-                         const hami_sink& out) override {
-    translate({}, [&] { write_allocation(containers, out); });
-  }
-
-  void decode_allocation(std::string_view value, const hami_allocation_sink& out) override {
-    translate({}, [&] { emit_allocation(value, out); });
   }
 
  private:

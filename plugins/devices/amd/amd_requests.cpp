@@ -1,25 +1,12 @@
 #include "amd_requests.hpp"
 
-#include <limits>
 #include <string>
 
-#include "errors.hpp"
-#include "hami/quantity.hpp"
+#include "request_values.hpp"
 
 namespace hami::devices::amd {
-namespace {
-
-constexpr std::int64_t kInt32Max = std::numeric_limits<std::int32_t>::max();
-
-std::optional<std::int64_t> integer(std::string_view text) {
-  const auto q = Quantity::parse(text);
-  return q ? q->as_int64() : std::nullopt;
-}
-
-}  // namespace
-
 std::int32_t checked_core_percent(const AmdConfig& config, std::string_view text) {
-  const auto v = integer(text);
+  const auto v = quantity_integer(text);
   if (!v || *v < 1 || *v > 100) {
     throw InvalidInput(config.cores_resource + " must be an integer percentage between 1 and 100");
   }
@@ -33,27 +20,17 @@ Request container_request(const AmdConfig& config, const ContainerRef& c) {
   const auto cores_text = c.limits.find(config.cores_resource);
   std::int64_t count = 1;
   if (count_text) {
-    const auto v = integer(*count_text);
-    if (!v || *v < 0 || *v > kInt32Max) {
-      throw InvalidInput("invalid " + config.count_resource + " value " + std::string(*count_text) +
-                         " in container " + std::string(c.name) +
-                         ": must be an integer between 0 and 2147483647");
-    }
-    if (*v == 0)
+    count = bounded_value(config.count_resource, *count_text, c, kInt32Max,
+                          "must be an integer between 0 and 2147483647");
+    if (count == 0)
       return r;
-    count = *v;
   } else if (!mem_text && !cores_text) {
     return r;
   }
   std::int64_t memory = 0;
   if (mem_text) {
-    const auto v = integer(*mem_text);
-    if (!v || *v < 0 || *v > kInt32Max) {
-      throw InvalidInput("invalid " + config.memory_resource + " value " + std::string(*mem_text) +
-                         " in container " + std::string(c.name) +
-                         ": must be an integer number of MiB between 0 and 2147483647");
-    }
-    memory = *v;
+    memory = bounded_value(config.memory_resource, *mem_text, c, kInt32Max,
+                           "must be an integer number of MiB between 0 and 2147483647");
   }
   std::int32_t cores = 100;
   if (cores_text)

@@ -10,7 +10,7 @@
 #include "biren_node.hpp"
 #include "biren_requests.hpp"
 #include "hami/device.hpp"
-#include "share_fit.hpp"
+#include "standard_plugin.hpp"
 
 namespace hami::devices::biren {
 namespace {
@@ -20,7 +20,7 @@ namespace {
 // request's type.
 constexpr ShareFitRules kFitRules{kVendor, {}, {}, kUseUuid, kNoUseUuid, false};
 
-class BirenPlugin final : public DevicePlugin {
+class BirenPlugin final : public StandardCodecPlugin {
  public:
   BirenPlugin(const hami_host_info& host, std::string_view config_json)
       : host_(host),
@@ -45,32 +45,23 @@ class BirenPlugin final : public DevicePlugin {
   hami_device_request container_request(const hami_pod_view& pod, std::size_t idx) override {
     const std::int32_t count =
         translate({}, [&] { return requested_count(config_, container_at(pod, idx)); });
-    hami_device_request out{};
-    out.struct_size = static_cast<std::uint32_t>(sizeof out);
-    out.count = count;
-    out.memory_mib = 0;
-    out.memory_percent = count > 0 ? 100 : 0;
-    out.cores = 0;
-    return out;
+    return device_request(count, 0, count > 0 ? 100 : 0, 0);
   }
 
   void decode_node(const hami_node_view& node, const hami_device_sink& out) override {
     const KvList annotations(node.annotations, node.annotations_len);
-    const auto reg = annotations.find(kRegisterAnnotation);
-    if (!reg)
-      throw Error(HAMI_NOT_FOUND, "annos not found " + std::string(kRegisterAnnotation));
-    const RegisterDecoding decoded = translate({}, [&] { return decode_register_json(*reg); });
-    if (decoded.devices().empty())
-      throw Error(HAMI_INVALID_ARGUMENT, "no gpu found on node");
-    std::vector<std::string> types;
-    types.reserve(decoded.devices().size());
-    for (const RegisteredDevice& d : decoded.devices())
-      types.push_back(reported_type(d.type));
-    emit_devices(decoded, annotations.find(kCordonAnnotation), out,
-                 [&](std::size_t i, hami_device& hd) {
-                   hd.type = to_str(types[i]);
-                   hd.cores = kDeviceCores;
-                 });
+    with_registration(annotations, kRegisterAnnotation, decode_register_json,
+                      [&](const RegisterDecoding& decoded) {
+                        std::vector<std::string> types;
+                        types.reserve(decoded.devices().size());
+                        for (const RegisteredDevice& d : decoded.devices())
+                          types.push_back(reported_type(d.type));
+                        emit_devices(decoded, annotations.find(kCordonAnnotation), out,
+                                     [&](std::size_t i, hami_device& hd) {
+                                       hd.type = to_str(types[i]);
+                                       hd.cores = kDeviceCores;
+                                     });
+                      });
   }
 
   hami_health_result node_health(const hami_node_view& node, std::int64_t now_unix,
@@ -85,18 +76,7 @@ class BirenPlugin final : public DevicePlugin {
   }
 
   void fit(const hami_fit_input& in, hami_fit_output& out) override {
-    run_fit(out, [&](std::span<hami_fit_pick> picks, std::string& reason) {
-      return share_fit(kFitRules, in, picks, reason);
-    });
-  }
-
-  void encode_allocation(std::span<const hami_container_alloc> containers,
-                         const hami_sink& out) override {
-    translate({}, [&] { write_allocation(containers, out); });
-  }
-
-  void decode_allocation(std::string_view value, const hami_allocation_sink& out) override {
-    translate({}, [&] { emit_allocation(value, out); });
+    run_share_fit(kFitRules, in, out);
   }
 
  private:

@@ -1,5 +1,5 @@
 // Glue between the vendor logic and the SDK's DevicePlugin interface, shared
-// by nvidia.so and amd.so: error translation and the replay of plain C++
+// by the vendor plugins: error translation and the replay of plain C++
 // results into the host's sinks.
 #ifndef HAMI_DEVICES_COMMON_BINDING_HPP
 #define HAMI_DEVICES_COMMON_BINDING_HPP

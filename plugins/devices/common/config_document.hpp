@@ -32,6 +32,16 @@ class ConfigDocument {
   rapidjson::Document doc_;
 };
 
+// HAMi's three share resource names (resourceCountName, resourceMemoryName,
+// resourceCoreName) into `config`'s count_resource, memory_resource and
+// cores_resource; a name left out or null keeps the member's default.
+template <class Config>
+void read_share_resources(const ConfigDocument& doc, Config& config) {
+  config.count_resource = doc.string_or("resourceCountName", config.count_resource);
+  config.memory_resource = doc.string_or("resourceMemoryName", config.memory_resource);
+  config.cores_resource = doc.string_or("resourceCoreName", config.cores_resource);
+}
+
 }  // namespace hami::devices
 
 #endif  // HAMI_DEVICES_COMMON_CONFIG_DOCUMENT_HPP

@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cstdint>
 
+#include "card_checks.hpp"
 #include "errors.hpp"
 #include "fit_reasons.hpp"
 #include "hami/plugin.hpp"
@@ -45,24 +46,8 @@ ShareFitResult share_fit(const ShareFitRules& rules, const hami_fit_input& in,
     if (u.device == nullptr)
       throw InvalidInput("fit: device " + std::to_string(i) + " is null");
     const hami_device& d = *u.device;
-    if ((d.flags & HAMI_DEVICE_HEALTHY) == 0) {
-      tally.add(FitReason::CardNotHealth);
-      continue;
-    }
-    if ((d.flags & HAMI_DEVICE_CORDONED) != 0) {
-      tally.add(FitReason::CardCordoned);
-      continue;
-    }
-    if (!type_allowed(type_sel, to_sv(d.type))) {
-      tally.add(FitReason::CardTypeMismatch);
-      continue;
-    }
-    if (!uuid_allowed(uuid_sel, to_sv(d.id))) {
-      tally.add(FitReason::CardUuidMismatch);
-      continue;
-    }
-    if (d.count <= u.used) {
-      tally.add(FitReason::CardTimeSlicingExhausted);
+    if (const auto refusal = card_refusal(d, u, type_sel, uuid_sel)) {
+      tally.add(*refusal);
       continue;
     }
     if (mutex && u.used > 0) {

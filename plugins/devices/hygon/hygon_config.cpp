@@ -25,9 +25,7 @@ const char* const kConfigSchema = R"json({
 HygonConfig parse_config(std::string_view json) {
   const ConfigDocument doc(json, kConfigSchema);
   HygonConfig c;
-  c.count_resource = doc.string_or("resourceCountName", c.count_resource);
-  c.memory_resource = doc.string_or("resourceMemoryName", c.memory_resource);
-  c.cores_resource = doc.string_or("resourceCoreName", c.cores_resource);
+  read_share_resources(doc, c);
   c.memory_factor = static_cast<std::int32_t>(doc.int_or("memoryFactor", c.memory_factor));
   return c;
 }

@@ -9,7 +9,7 @@
 #include "hygon_config.hpp"
 #include "hygon_names.hpp"
 #include "hygon_requests.hpp"
-#include "share_fit.hpp"
+#include "standard_plugin.hpp"
 
 namespace hami::devices::hygon {
 namespace {
@@ -19,7 +19,7 @@ namespace {
 // writes the request's type.
 constexpr ShareFitRules kFitRules{kVendor, kUseType, kNoUseType, kUseUuid, kNoUseUuid, true};
 
-class HygonPlugin final : public DevicePlugin {
+class HygonPlugin final : public StandardCodecPlugin {
  public:
   HygonPlugin(const hami_host_info& host, std::string_view config_json)
       : host_(host),
@@ -46,24 +46,15 @@ class HygonPlugin final : public DevicePlugin {
   hami_device_request container_request(const hami_pod_view& pod, std::size_t idx) override {
     const Request r =
         translate({}, [&] { return hygon::container_request(config_, container_at(pod, idx)); });
-    hami_device_request out{};
-    out.struct_size = static_cast<std::uint32_t>(sizeof out);
-    out.count = r.count;
-    out.memory_mib = r.memory_mib;
-    out.memory_percent = r.memory_percent;
-    out.cores = r.cores;
-    return out;
+    return device_request(r.count, r.memory_mib, r.memory_percent, r.cores);
   }
 
   void decode_node(const hami_node_view& node, const hami_device_sink& out) override {
     const KvList annotations(node.annotations, node.annotations_len);
-    const auto reg = annotations.find(kRegisterAnnotation);
-    if (!reg)
-      throw Error(HAMI_NOT_FOUND, "annos not found " + std::string(kRegisterAnnotation));
-    const RegisterDecoding decoded = translate({}, [&] { return decode_register_colon(*reg); });
-    if (decoded.devices().empty())
-      throw Error(HAMI_INVALID_ARGUMENT, "no gpu found on node");
-    emit_inventory(decoded, annotations.find(kCordonAnnotation), {}, out);
+    with_registration(annotations, kRegisterAnnotation, decode_register_colon,
+                      [&](const RegisterDecoding& decoded) {
+                        emit_inventory(decoded, annotations.find(kCordonAnnotation), {}, out);
+                      });
   }
 
   hami_health_result node_health(const hami_node_view& node, std::int64_t now_unix,
@@ -78,18 +69,7 @@ class HygonPlugin final : public DevicePlugin {
   }
 
   void fit(const hami_fit_input& in, hami_fit_output& out) override {
-    run_fit(out, [&](std::span<hami_fit_pick> picks, std::string& reason) {
-      return share_fit(kFitRules, in, picks, reason);
-    });
-  }
-
-  void encode_allocation(std::span<const hami_container_alloc> containers,
-                         const hami_sink& out) override {
-    translate({}, [&] { write_allocation(containers, out); });
-  }
-
-  void decode_allocation(std::string_view value, const hami_allocation_sink& out) override {
-    translate({}, [&] { emit_allocation(value, out); });
+    run_share_fit(kFitRules, in, out);
   }
 
  private:

@@ -31,9 +31,10 @@ IluvatarConfig parse_config(std::string_view json) {
   c.common_word = doc.string_or("commonWord", "MR-V100");
   const std::string& cw = c.common_word;
   c.chip_name = doc.string_or("chipName", cw);
-  c.count_resource = doc.string_or("resourceCountName", "iluvatar.ai/" + cw + "-vgpu");
-  c.memory_resource = doc.string_or("resourceMemoryName", "iluvatar.ai/" + cw + ".vMem");
-  c.cores_resource = doc.string_or("resourceCoreName", "iluvatar.ai/" + cw + ".vCore");
+  c.count_resource = "iluvatar.ai/" + cw + "-vgpu";
+  c.memory_resource = "iluvatar.ai/" + cw + ".vMem";
+  c.cores_resource = "iluvatar.ai/" + cw + ".vCore";
+  read_share_resources(doc, c);
   c.register_annotation = "hami.io/node-" + cw + "-register";
   c.handshake_annotation = "hami.io/node-handshake-" + cw;
   c.to_allocate_annotation = "hami.io/" + cw + "-devices-to-allocate";

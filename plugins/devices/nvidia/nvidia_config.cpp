@@ -70,11 +70,9 @@ const char* const kConfigSchema = R"json({
 NvidiaConfig parse_config(std::string_view json) {
   const ConfigDocument doc(json, kConfigSchema);
   NvidiaConfig c;
-  c.count_resource = doc.string_or("resourceCountName", c.count_resource);
-  c.memory_resource = doc.string_or("resourceMemoryName", c.memory_resource);
+  read_share_resources(doc, c);
   c.memory_percent_resource =
       doc.string_or("resourceMemoryPercentageName", c.memory_percent_resource);
-  c.cores_resource = doc.string_or("resourceCoreName", c.cores_resource);
   c.priority_resource = doc.string_or("resourcePriorityName", c.priority_resource);
   c.overwrite_env = doc.bool_or("overwriteEnv", c.overwrite_env);
   c.default_memory = static_cast<std::int32_t>(doc.int_or("defaultMemory", c.default_memory));

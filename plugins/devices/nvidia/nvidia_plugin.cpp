@@ -17,11 +17,12 @@
 #include "nvidia_health.hpp"
 #include "nvidia_names.hpp"
 #include "nvidia_requests.hpp"
+#include "standard_plugin.hpp"
 
 namespace hami::devices::nvidia {
 namespace {
 
-class NvidiaPlugin final : public DevicePlugin {
+class NvidiaPlugin final : public StandardCodecPlugin {
  public:
   NvidiaPlugin(const hami_host_info& host, std::string_view config_json)
       : host_(host),
@@ -60,13 +61,7 @@ class NvidiaPlugin final : public DevicePlugin {
   hami_device_request container_request(const hami_pod_view& pod, std::size_t idx) override {
     const Request r =
         translate({}, [&] { return nvidia::container_request(config_, container_at(pod, idx)); });
-    hami_device_request out{};
-    out.struct_size = static_cast<std::uint32_t>(sizeof out);
-    out.count = r.count;
-    out.memory_mib = r.memory_mib;
-    out.memory_percent = r.memory_percent;
-    out.cores = r.cores;
-    return out;
+    return device_request(r.count, r.memory_mib, r.memory_percent, r.cores);
   }
 
   void decode_node(const hami_node_view& node, const hami_device_sink& out) override {
@@ -131,15 +126,6 @@ class NvidiaPlugin final : public DevicePlugin {
       if (!data[k].empty())
         set_pick_data(out, k, data[k]);
     }
-  }
-
-  void encode_allocation(std::span<const hami_container_alloc> containers,
-                         const hami_sink& out) override {
-    translate({}, [&] { write_allocation(containers, out); });
-  }
-
-  void decode_allocation(std::string_view value, const hami_allocation_sink& out) override {
-    translate({}, [&] { emit_allocation(value, out); });
   }
 
   void annotate_allocation(const hami_pod_view& pod, std::string_view /*node_name*/,

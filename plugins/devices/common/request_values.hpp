@@ -1,0 +1,38 @@
+// Reading a container's resource values into a request: the integer form of
+// a quantity and the error text of an unusable value, as the vendors word it.
+#ifndef HAMI_DEVICES_COMMON_REQUEST_VALUES_HPP
+#define HAMI_DEVICES_COMMON_REQUEST_VALUES_HPP
+
+#include <cstdint>
+#include <limits>
+#include <optional>
+#include <string_view>
+
+#include "container.hpp"
+#include "errors.hpp"
+
+namespace hami::devices {
+
+inline constexpr std::int64_t kInt32Max = std::numeric_limits<std::int32_t>::max();
+
+// The quantity `text` as a whole number (Go's Quantity.Value() where it is
+// exact); nullopt when it does not parse or is not an integer.
+std::optional<std::int64_t> quantity_integer(std::string_view text);
+
+// "invalid <resource> value <value> in container <name>: <rule>".
+InvalidInput unusable_value(std::string_view resource, std::string_view value,
+                            const ContainerRef& container, std::string_view rule);
+
+// The device count `resource` asks for (limits, else requests): 0 when it
+// is absent or 0, else an integer 1..INT32_MAX; any other value is unusable
+// ("must be an integer between 1 and 2147483647").
+std::int32_t requested_count(std::string_view resource, const ContainerRef& container);
+
+// `text`, the value of `resource`, as an integer 0..`max`; any other value
+// is unusable with `rule` as the reason.
+std::int64_t bounded_value(std::string_view resource, std::string_view text,
+                           const ContainerRef& container, std::int64_t max, std::string_view rule);
+
+}  // namespace hami::devices
+
+#endif  // HAMI_DEVICES_COMMON_REQUEST_VALUES_HPP
