@@ -283,28 +283,20 @@ bool PodModel::env_is_literal(size_t container, std::string_view name) const {
 }
 
 Change PodModel::set_limit(size_t container, std::string_view resource, std::string_view quantity) {
-  ContainerData& data = data_.at(container);
   ContainerJson& where = json_.at(container);
-  for (hami_kv& kv : data.limits) {
-    if (to_sv(kv.key) != resource)
-      continue;
-    if (to_sv(kv.value) == quantity)
-      return Change::None;
-    kv.value = own(quantity);
-    return Change::Replaced;
-  }
-  data.limits.push_back({own(resource), own(quantity)});
-  where.has_resources = true;
-  where.has_limits = true;
-  refresh_view(container);
-  return Change::Added;
+  return set_quantity(container, data_.at(container).limits, where.has_limits, resource, quantity);
 }
 
 Change PodModel::set_request(size_t container, std::string_view resource,
                              std::string_view quantity) {
-  ContainerData& data = data_.at(container);
   ContainerJson& where = json_.at(container);
-  for (hami_kv& kv : data.requests) {
+  return set_quantity(container, data_.at(container).requests, where.has_requests, resource,
+                      quantity);
+}
+
+Change PodModel::set_quantity(size_t container, std::vector<hami_kv>& map, bool& has_map,
+                              std::string_view resource, std::string_view quantity) {
+  for (hami_kv& kv : map) {
     if (to_sv(kv.key) != resource)
       continue;
     if (to_sv(kv.value) == quantity)
@@ -312,9 +304,9 @@ Change PodModel::set_request(size_t container, std::string_view resource,
     kv.value = own(quantity);
     return Change::Replaced;
   }
-  data.requests.push_back({own(resource), own(quantity)});
-  where.has_resources = true;
-  where.has_requests = true;
+  map.push_back({own(resource), own(quantity)});
+  json_.at(container).has_resources = true;
+  has_map = true;
   refresh_view(container);
   return Change::Added;
 }

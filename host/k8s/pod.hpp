@@ -122,6 +122,9 @@ class PodModel {
   void parse_spec(const rapidjson::Value& pod);
   void parse_status(const rapidjson::Value& pod);
   void refresh_view(size_t container);
+  // resources.<map>[resource] = quantity on container i (set_limit, set_request).
+  Change set_quantity(size_t container, std::vector<hami_kv>& map, bool& has_map,
+                      std::string_view resource, std::string_view quantity);
   hami_str own(std::string_view text);
 
   StringArena arena_;

@@ -3,64 +3,32 @@
 // and Binding HAMi's device plugin expects (HAMi reference §4, §6.3); an
 // unreachable API server leaves the host serving with /readyz 503 and a
 // clear filter/bind error.
-#include <Poco/Base64Decoder.h>
-
 #include <regex>
-#include <sstream>
 
-#include "app/scheduler_host.hpp"
-#include "kube_env.hpp"
-#include "test_support.hpp"
+#include "host_fixture.hpp"
 
 namespace hami::e2e {
 namespace {
 
-using hami::testing::FakeApiServer;
-
-std::string base64_decode(const std::string& text) {
-  std::istringstream in(text);
-  Poco::Base64Decoder decoder(in);
-  std::ostringstream out;
-  out << decoder.rdbuf();
-  return out.str();
-}
-
-struct HostE2E : ::testing::Test {
+struct HostE2E : HostFixture {
   HostE2E() {
     fake.apply(namespace_object("ml"));
     fake.apply(gpu_node("gpu-a", 2));
     fake.apply(gpu_node("gpu-b", 2));
     fake.apply(R"({"apiVersion":"v1","kind":"Node","metadata":{"name":"cpu-0"}})");
-    kubeconfig = write_kubeconfig(dir.path(), fake.url());
-  }
-
-  void start_host() {
-    host = std::make_unique<app::SchedulerHost>(host_config(kubeconfig), logger);
-    host->start();
   }
 
   // A request on the webhook listener (call) or the extender listener
   // (call_extender), as the API server and kube-scheduler reach them.
+  using HostFixture::call;
   test::ParsedResponse call(const std::string& method, const std::string& path,
                             const std::string& body = "") {
-    return call_on(host->server().port(), method, path, body);
+    return call(host->server().port(), method, path, body);
   }
   test::ParsedResponse call_extender(const std::string& method, const std::string& path,
                                      const std::string& body = "") {
-    return call_on(host->extender_server().port(), method, path, body);
+    return call(host->extender_server().port(), method, path, body);
   }
-  test::ParsedResponse call_on(uint16_t port, const std::string& method, const std::string& path,
-                               const std::string& body) {
-    return test::json_request(ctx.get(), port, method, path, body);
-  }
-
-  FakeApiServer fake;
-  TempFolder dir;
-  std::filesystem::path kubeconfig;
-  std::ostringstream log_sink;
-  log::Logger logger{log::Level::info, log::Format::text, &log_sink};
-  test::SslCtxPtr ctx = test::make_client_ctx({});
-  std::unique_ptr<app::SchedulerHost> host;
 };
 
 TEST_F(HostE2E, GpuPodGoesWebhookFilterBind) {
@@ -71,21 +39,13 @@ TEST_F(HostE2E, GpuPodGoesWebhookFilterBind) {
   // 1. Webhook: the API server sends the pod for admission.
   json pod = gpu_pod("ml", "train", "", 3000, 30);
   pod["spec"].erase("schedulerName");
-  const json review = {{"apiVersion", "admission.k8s.io/v1"},
-                       {"kind", "AdmissionReview"},
-                       {"request",
-                        {{"uid", "7f0b2d4e-review"},
-                         {"kind", {{"group", ""}, {"version", "v1"}, {"kind", "Pod"}}},
-                         {"resource", {{"group", ""}, {"version", "v1"}, {"resource", "pods"}}},
-                         {"namespace", "ml"},
-                         {"operation", "CREATE"},
-                         {"object", pod}}}};
+  const json review = admission_review(pod, "7f0b2d4e-review", "ml");
   const auto admitted = call("POST", "/mutate-pod", review.dump());
   ASSERT_EQ(admitted.status, 200);
   const json reply = json::parse(admitted.body);
   ASSERT_TRUE(reply["response"]["allowed"].get<bool>()) << admitted.body;
   EXPECT_EQ(reply["response"]["uid"], "7f0b2d4e-review");
-  const json patch = json::parse(base64_decode(reply["response"]["patch"].get<std::string>()));
+  const json patch = json::parse(decode_base64(reply["response"]["patch"].get<std::string>()));
   pod = pod.patch(patch);
   EXPECT_EQ(pod["spec"]["schedulerName"], "hami-scheduler");
 

@@ -4,14 +4,10 @@
 // string at the profile's memory and cores, and the MIG reservation. A
 // second pod then gets the next free placement, from the reservation the
 // host read back from the API server.
-#include "app/scheduler_host.hpp"
-#include "kube_env.hpp"
-#include "test_support.hpp"
+#include "host_fixture.hpp"
 
 namespace hami::e2e {
 namespace {
-
-using hami::testing::FakeApiServer;
 
 // One A100-SXM4-40GB in MIG mode with the 1g.5gb and 2g.10gb profiles, as
 // HAMi's device plugin registers it.
@@ -54,19 +50,12 @@ std::string mig_node(std::string_view name) {
   return node.dump();
 }
 
-struct MigE2E : ::testing::Test {
+struct MigE2E : HostFixture {
   MigE2E() {
     fake.apply(namespace_object("ml"));
     fake.apply(gpu_node("gpu-a", 1));
     fake.apply(mig_node("gpu-mig"));
-    kubeconfig = write_kubeconfig(dir.path(), fake.url());
-    host = std::make_unique<app::SchedulerHost>(host_config(kubeconfig), logger);
-    host->start();
-  }
-
-  test::ParsedResponse call(uint16_t port, const std::string& method, const std::string& path,
-                            const std::string& body = "") {
-    return test::json_request(ctx.get(), port, method, path, body);
+    start_host();
   }
 
   // Admits, stores, filters and binds a MIG pod; returns the stored pod.
@@ -74,15 +63,7 @@ struct MigE2E : ::testing::Test {
     json pod = gpu_pod("ml", name, "", 9000, 0);
     pod["metadata"]["annotations"] = {{"nvidia.com/vgpu-mode", "mig"}};
     pod["spec"].erase("schedulerName");
-    const json review = {{"apiVersion", "admission.k8s.io/v1"},
-                         {"kind", "AdmissionReview"},
-                         {"request",
-                          {{"uid", "review-" + name},
-                           {"kind", {{"group", ""}, {"version", "v1"}, {"kind", "Pod"}}},
-                           {"resource", {{"group", ""}, {"version", "v1"}, {"resource", "pods"}}},
-                           {"namespace", "ml"},
-                           {"operation", "CREATE"},
-                           {"object", pod}}}};
+    const json review = admission_review(pod, "review-" + name, "ml");
     const auto admitted = call(host->server().port(), "POST", "/mutate-pod", review.dump());
     EXPECT_EQ(admitted.status, 200);
     EXPECT_TRUE(json::parse(admitted.body)["response"]["allowed"].get<bool>()) << admitted.body;
@@ -123,14 +104,6 @@ struct MigE2E : ::testing::Test {
     node["metadata"]["annotations"].erase("hami.io/mutex.lock");
     fake.apply(node.dump());
   }
-
-  FakeApiServer fake;
-  TempFolder dir;
-  std::filesystem::path kubeconfig;
-  std::ostringstream log_sink;
-  log::Logger logger{log::Level::info, log::Format::text, &log_sink};
-  test::SslCtxPtr ctx = test::make_client_ctx({});
-  std::unique_ptr<app::SchedulerHost> host;
 };
 
 TEST_F(MigE2E, MigPodsGoWebhookFilterBindOntoSeparatePlacements) {

@@ -4,48 +4,18 @@
 // container to the device the Topology Manager allows. The stored pod's
 // allocation annotations change exactly, in one conditional patch, and the
 // host's ledger follows.
-#include <Poco/Base64Decoder.h>
 
-#include <sstream>
-
-#include "app/scheduler_host.hpp"
-#include "kube_env.hpp"
-#include "test_support.hpp"
+#include "host_fixture.hpp"
 
 namespace hami::e2e {
 namespace {
 
-using hami::testing::FakeApiServer;
-
-std::string decode_base64(const std::string& text) {
-  std::istringstream in(text);
-  Poco::Base64Decoder decoder(in);
-  std::ostringstream out;
-  out << decoder.rdbuf();
-  return out.str();
-}
-
-struct RefitE2E : ::testing::Test {
+struct RefitE2E : HostFixture {
   RefitE2E() {
     fake.apply(namespace_object("ml"));
     fake.apply(gpu_node("gpu-a", 2));
-    kubeconfig = write_kubeconfig(dir.path(), fake.url());
-    host = std::make_unique<app::SchedulerHost>(host_config(kubeconfig), logger);
-    host->start();
+    start_host();
   }
-
-  test::ParsedResponse call(uint16_t port, const std::string& method, const std::string& path,
-                            const std::string& body = "") {
-    return test::json_request(ctx.get(), port, method, path, body);
-  }
-
-  FakeApiServer fake;
-  TempFolder dir;
-  std::filesystem::path kubeconfig;
-  std::ostringstream log_sink;
-  log::Logger logger{log::Level::info, log::Format::text, &log_sink};
-  test::SslCtxPtr ctx = test::make_client_ctx({});
-  std::unique_ptr<app::SchedulerHost> host;
 };
 
 TEST_F(RefitE2E, RefitMovesTheBoundContainer) {
@@ -56,15 +26,7 @@ TEST_F(RefitE2E, RefitMovesTheBoundContainer) {
   json pod = gpu_pod("ml", "train", "", 3000, 30);
   pod["metadata"]["annotations"] = {{"hami.io/numa-alignment", "strict"}};
   pod["spec"].erase("schedulerName");
-  const json review = {{"apiVersion", "admission.k8s.io/v1"},
-                       {"kind", "AdmissionReview"},
-                       {"request",
-                        {{"uid", "review-train"},
-                         {"kind", {{"group", ""}, {"version", "v1"}, {"kind", "Pod"}}},
-                         {"resource", {{"group", ""}, {"version", "v1"}, {"resource", "pods"}}},
-                         {"namespace", "ml"},
-                         {"operation", "CREATE"},
-                         {"object", pod}}}};
+  const json review = admission_review(pod, "review-train", "ml");
   const auto admitted = call(webhook, "POST", "/mutate-pod", review.dump());
   const json reply = json::parse(admitted.body);
   ASSERT_TRUE(reply["response"]["allowed"].get<bool>()) << admitted.body;
