@@ -6,33 +6,20 @@
 #include "amd_names.hpp"
 #include "card_checks.hpp"
 #include "errors.hpp"
+#include "fit_input.hpp"
 #include "fit_reasons.hpp"
 #include "hami/plugin.hpp"
-#include "kv_list.hpp"
 #include "selectors.hpp"
 
 namespace hami::devices::amd {
 
 FitResult fit(const hami_fit_input& in, std::span<hami_fit_pick> picks, std::string& reason) {
-  if (in.request == nullptr)
-    throw InvalidInput("fit: request is null");
-  if (in.devices_len > 0 && in.devices == nullptr)
-    throw InvalidInput("fit: devices is null");
-  const hami_device_request& req = *in.request;
-  if (req.count <= 0)
+  const std::size_t need = requested_picks(in, picks);
+  if (need == 0)
     return FitResult{true, 0};
-  const auto need = static_cast<std::size_t>(req.count);
-  if (picks.size() < need) {
-    throw InvalidInput("fit: picks_cap " + std::to_string(picks.size()) +
-                       " is smaller than the request count " + std::to_string(need));
-  }
-  Selector type_sel;
-  Selector uuid_sel;
-  if (in.pod != nullptr) {
-    const KvList annotations(in.pod->annotations, in.pod->annotations_len);
-    type_sel = Selector{annotations.find(kUseType), annotations.find(kNoUseType)};
-    uuid_sel = Selector{annotations.find(kUseUuid), annotations.find(kNoUseUuid)};
-  }
+  const hami_device_request& req = *in.request;
+  const auto [type_sel, uuid_sel] =
+      read_device_selectors(in.pod, {kUseType, kNoUseType, kUseUuid, kNoUseUuid});
   const bool mutex = (in.policy_flags & HAMI_FIT_MUTEX) != 0;
 
   ReasonTally tally;

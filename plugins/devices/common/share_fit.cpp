@@ -5,36 +5,21 @@
 
 #include "card_checks.hpp"
 #include "errors.hpp"
+#include "fit_input.hpp"
 #include "fit_reasons.hpp"
 #include "hami/plugin.hpp"
-#include "kv_list.hpp"
 #include "selectors.hpp"
 
 namespace hami::devices {
 
 ShareFitResult share_fit(const ShareFitRules& rules, const hami_fit_input& in,
                          std::span<hami_fit_pick> picks, std::string& reason) {
-  if (in.request == nullptr)
-    throw InvalidInput("fit: request is null");
-  if (in.devices_len > 0 && in.devices == nullptr)
-    throw InvalidInput("fit: devices is null");
-  const hami_device_request& req = *in.request;
-  if (req.count <= 0)
+  const std::size_t need = requested_picks(in, picks);
+  if (need == 0)
     return ShareFitResult{true, 0};
-  const auto need = static_cast<std::size_t>(req.count);
-  if (picks.size() < need) {
-    throw InvalidInput("fit: picks_cap " + std::to_string(picks.size()) +
-                       " is smaller than the request count " + std::to_string(need));
-  }
-  Selector type_sel;
-  Selector uuid_sel;
-  if (in.pod != nullptr) {
-    const KvList annotations(in.pod->annotations, in.pod->annotations_len);
-    type_sel =
-        Selector{annotations.find(rules.use_type_key), annotations.find(rules.nouse_type_key)};
-    uuid_sel =
-        Selector{annotations.find(rules.use_uuid_key), annotations.find(rules.nouse_uuid_key)};
-  }
+  const hami_device_request& req = *in.request;
+  const auto [type_sel, uuid_sel] = read_device_selectors(
+      in.pod, {rules.use_type_key, rules.nouse_type_key, rules.use_uuid_key, rules.nouse_uuid_key});
   const bool mutex = (in.policy_flags & HAMI_FIT_MUTEX) != 0;
   const std::int32_t cores = rules.checks_memory_and_cores ? std::min(req.cores, 100) : req.cores;
   const hami_str pick_type{rules.pick_type.data(), rules.pick_type.size()};

@@ -8,6 +8,7 @@
 #include <vector>
 
 #include "errors.hpp"
+#include "fit_input.hpp"
 #include "fit_reasons.hpp"
 #include "hami/device.hpp"
 #include "hami/plugin.hpp"
@@ -32,9 +33,11 @@ PodSelectors read_selectors(const hami_pod_view* pod) {
   PodSelectors s;
   if (pod == nullptr)
     return s;
+  const auto [type, uuid] =
+      read_device_selectors(pod, {kUseType, kNoUseType, kUseUuid, kNoUseUuid});
+  s.type = type;
+  s.uuid = uuid;
   const KvList annotations(pod->annotations, pod->annotations_len);
-  s.type = Selector{annotations.find(kUseType), annotations.find(kNoUseType)};
-  s.uuid = Selector{annotations.find(kUseUuid), annotations.find(kNoUseUuid)};
   s.mode = annotations.find(kVgpuMode);
   if (const auto numa = annotations.find(kNumaBind))
     s.numa_bind = parse_bool_true(*numa);
@@ -91,18 +94,10 @@ bool assign_mig_instances(const hami_fit_input& in, std::span<hami_fit_pick> pic
 
 FitResult fit(const hami_fit_input& in, std::span<hami_fit_pick> picks, std::string& reason,
               std::vector<std::string>* pick_data) {
-  if (in.request == nullptr)
-    throw InvalidInput("fit: request is null");
-  if (in.devices_len > 0 && in.devices == nullptr)
-    throw InvalidInput("fit: devices is null");
-  const hami_device_request& req = *in.request;
-  if (req.count <= 0)
+  const std::size_t need = requested_picks(in, picks);
+  if (need == 0)
     return FitResult{true, 0};
-  const auto need = static_cast<std::size_t>(req.count);
-  if (picks.size() < need) {
-    throw InvalidInput("fit: picks_cap " + std::to_string(picks.size()) +
-                       " is smaller than the request count " + std::to_string(need));
-  }
+  const hami_device_request& req = *in.request;
   for (std::size_t i = 0; i < in.devices_len; ++i) {
     if (in.devices[i].device == nullptr)
       throw InvalidInput("fit: device " + std::to_string(i) + " is null");
