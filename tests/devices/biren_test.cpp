@@ -8,6 +8,7 @@
 #include "device_under_test.hpp"
 #include "fit_run.hpp"
 #include "k8s_views.hpp"
+#include "request_run.hpp"
 #include "standard_fit_table.hpp"
 
 namespace hami::testing {
@@ -18,12 +19,6 @@ constexpr const char* kRegister = "hami.io/node-biren-register";
 constexpr const char* kHandshake = "hami.io/node-handshake-biren";
 constexpr const char* kUseUuid = "birentech.com/use-gpuuuid";
 constexpr const char* kNoUseUuid = "birentech.com/nouse-gpuuuid";
-
-RequestResult request(const DeviceUnderTest& dut, Pairs limits, Pairs requests = {}) {
-  PodFixture pod;
-  pod.container({"c1", false, std::move(limits), std::move(requests), {}});
-  return dut.plugin().container_request(pod.view(), 0);
-}
 
 // TestDevices_Fit's device: Count 1, no memory, no cores, type Biren.
 DeviceState biren_card(std::string id, std::int32_t used = 0, std::int32_t count = 1) {

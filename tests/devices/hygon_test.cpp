@@ -9,6 +9,7 @@
 #include "device_under_test.hpp"
 #include "fit_run.hpp"
 #include "k8s_views.hpp"
+#include "request_run.hpp"
 #include "standard_fit_table.hpp"
 
 namespace hami::testing {
@@ -16,20 +17,6 @@ namespace {
 
 constexpr const char* kRegister = "hami.io/node-dcu-register";
 constexpr const char* kHandshake = "hami.io/node-handshake-dcu";
-
-RequestResult request(const DeviceUnderTest& dut, Pairs limits, Pairs requests = {}) {
-  PodFixture pod;
-  pod.container({"c1", false, std::move(limits), std::move(requests), {}});
-  return dut.plugin().container_request(pod.view(), 0);
-}
-
-void expect_request(const hami_device_request& r, std::int32_t count, std::int64_t mem,
-                    std::int32_t pct, std::int32_t cores) {
-  EXPECT_EQ(r.count, count);
-  EXPECT_EQ(r.memory_mib, mem);
-  EXPECT_EQ(r.memory_percent, pct);
-  EXPECT_EQ(r.cores, cores);
-}
 
 TEST(HygonDescribe, NamesAndAnnotationsAsHami) {
   const DeviceUnderTest dut("hygon");

@@ -8,6 +8,7 @@
 #include "device_under_test.hpp"
 #include "fit_run.hpp"
 #include "k8s_views.hpp"
+#include "request_run.hpp"
 #include "standard_fit_table.hpp"
 
 namespace hami::testing {
@@ -22,20 +23,6 @@ constexpr const char* kMem = "iluvatar.ai/MR-V100.vMem";
 constexpr const char* kCore = "iluvatar.ai/MR-V100.vCore";
 constexpr const char* kRegister = "hami.io/node-MR-V100-register";
 constexpr const char* kHandshake = "hami.io/node-handshake-MR-V100";
-
-RequestResult request(const DeviceUnderTest& dut, Pairs limits, Pairs requests = {}) {
-  PodFixture pod;
-  pod.container({"c1", false, std::move(limits), std::move(requests), {}});
-  return dut.plugin().container_request(pod.view(), 0);
-}
-
-void expect_request(const hami_device_request& r, std::int32_t count, std::int64_t mem,
-                    std::int32_t pct, std::int32_t cores) {
-  EXPECT_EQ(r.count, count);
-  EXPECT_EQ(r.memory_mib, mem);
-  EXPECT_EQ(r.memory_percent, pct);
-  EXPECT_EQ(r.cores, cores);
-}
 
 TEST(IluvatarDescribe, EveryNameComesFromTheVendorWord) {
   const DeviceUnderTest dut("iluvatar", R"({"commonWord": "BI-V150"})");

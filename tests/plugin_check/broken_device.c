@@ -12,19 +12,13 @@
 #include <string.h>
 
 #include "hami/device.h"
+#include "../fixtures/plugins/fixture_text.h"
 
 struct hami_instance {
   int unused;
 };
 
 static hami_instance the_instance;
-
-static hami_str lit(const char* s) {
-  hami_str r;
-  r.ptr = s;
-  r.len = strlen(s);
-  return r;
-}
 
 static hami_status create(const hami_host_info* host, hami_str config, hami_instance** out,
                           hami_errbuf err) {

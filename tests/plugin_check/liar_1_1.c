@@ -14,31 +14,13 @@
 #include <string.h>
 
 #include "hami/device.h"
+#include "../fixtures/plugins/fixture_text.h"
 
 struct hami_instance {
   int unused;
 };
 
 static hami_instance the_instance;
-
-static hami_str lit(const char* s) {
-  hami_str r;
-  r.ptr = s;
-  r.len = strlen(s);
-  return r;
-}
-
-static void put_error(hami_errbuf err, const char* message) {
-  size_t n = strlen(message);
-  if (err.cap == 0 || err.buf == NULL) {
-    return;
-  }
-  if (n > err.cap - 1) {
-    n = err.cap - 1;
-  }
-  memcpy(err.buf, message, n);
-  err.buf[n] = '\0';
-}
 
 static hami_status create(const hami_host_info* host, hami_str config, hami_instance** out,
                           hami_errbuf err) {
