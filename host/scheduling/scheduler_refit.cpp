@@ -79,9 +79,9 @@ RefitOutcome Scheduler::refit(const RefitRequest& req) {
     const auto snapshot = ledger_.read();
     const PodCharge* tracked = snapshot->pod(uid);
     if (tracked == nullptr)
-      return refused("pod UID is not tracked by the scheduler");
+      return refused("pod " + uid + " is not tracked by the scheduler");
     if (tracked->namespace_ != req.pod_namespace || tracked->name != req.pod_name)
-      return refused("pod UID does not match " + who);
+      return refused("pod " + uid + " does not match " + who);
     if (tracked->node != req.node_name) {
       return refused("pod " + who + " is tracked on node " + tracked->node + ", not " +
                      req.node_name);
@@ -89,7 +89,7 @@ RefitOutcome Scheduler::refit(const RefitRequest& req) {
   }
   const auto pod = cluster_.pod(req.pod_namespace, req.pod_name);
   if (!pod || pod->uid != uid)
-    return refused("pod UID is not tracked by the scheduler");
+    return refused("pod " + uid + " is not tracked by the scheduler");
   // Only while the node-side plugin allocates the devices bind gave it.
   const auto phase = pod->annotation(kBindPhaseAnnotation);
   if (!phase || *phase != "allocating" ||
@@ -200,7 +200,7 @@ RefitOutcome Scheduler::refit(const RefitRequest& req) {
     auto txn = ledger_.write();
     const PodCharge* own = txn->pod(uid);
     if (own == nullptr || own->node != req.node_name)
-      return refused("pod UID is not tracked by the scheduler");
+      return refused("pod " + uid + " is not tracked by the scheduler");
     const NodeEntry* entry = txn->node(req.node_name);
     if (entry == nullptr || !entry->devices || !entry->devices->registered())
       return refused("no allowed device fits: " + std::string(kNodeUnregistered));

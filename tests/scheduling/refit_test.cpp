@@ -180,13 +180,13 @@ TEST_F(Refit, RefusesPodsItDoesNotTrackAsAsked) {
   start({pod_yaml({})});
   RefitRequest r = request({"GPU-gpu-a-2"});
   r.pod_uid = "uid-x";
-  EXPECT_EQ(refused(r), "pod UID is not tracked by the scheduler");
+  EXPECT_EQ(refused(r), "pod uid-x is not tracked by the scheduler");
   r = request({"GPU-gpu-a-2"});
   r.pod_name = "q";
-  EXPECT_EQ(refused(r), "pod UID does not match ml/q");
+  EXPECT_EQ(refused(r), "pod uid-p does not match ml/q");
   r = request({"GPU-gpu-a-2"});
   r.pod_namespace = "ns";
-  EXPECT_EQ(refused(r), "pod UID does not match ns/p");
+  EXPECT_EQ(refused(r), "pod uid-p does not match ns/p");
   r = request({"GPU-gpu-b-0"});
   r.node_name = "gpu-b";
   EXPECT_EQ(refused(r), "pod ml/p is tracked on node gpu-a, not gpu-b");
