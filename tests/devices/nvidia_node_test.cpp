@@ -115,8 +115,12 @@ TEST(NvidiaNode, MalformedRegistrationsAreInvalidArgumentWithPlace) {
       // A UTF-8 lead byte as the very last byte (found by fuzzing: the JSON
       // reader's validator used to read past the end of the buffer).
       {"[{\"id\":\"GPU-\xe3", "Invalid encoding in string"},
-      {R"([{"id":"GPU-0","custominfo":)" + std::string(100, '['),
+      {R"([{"id":"GPU-0","devicepairscore":)" + std::string(100, '['),
        "element 0: nesting deeper than 64 levels"},
+      {R"([{"id":"GPU-0","custominfo":{"a":)" + std::string(100, '['),
+       "element 0: nesting deeper than 64 levels"},
+      // custominfo is Go's map[string]any: an array does not decode into it.
+      {R"([{"id":"GPU-0","custominfo":[]}])", "element 0 key \"custominfo\": unexpected array"},
       {R"([{"id":"GPU-0")", "invalid JSON at offset"},
   };
   for (const auto& [value, message] : cases) {

@@ -25,6 +25,7 @@ enum class Field {
   Mode,
   Health,
   MigProfiles,
+  CustomInfo,
   // Keys of one migProfiles entry.
   ProfileName,
   ProfileMemory,
@@ -63,6 +64,8 @@ Field field_of(std::string_view key) noexcept {
       return Field::None;
     case 7:
       return iequals(key, "devcore") ? Field::Devcore : Field::None;
+    case 10:
+      return iequals(key, "custominfo") ? Field::CustomInfo : Field::None;
     case 11:
       return iequals(key, "migprofiles") ? Field::MigProfiles : Field::None;
     default:
@@ -114,6 +117,8 @@ std::string_view field_name(Field f) noexcept {
       return "health";
     case Field::MigProfiles:
       return "migProfiles";
+    case Field::CustomInfo:
+      return "custominfo";
     case Field::ProfileName:
       return "name";
     case Field::ProfileMemory:
@@ -135,7 +140,8 @@ std::string_view field_name(Field f) noexcept {
 }
 
 // SAX handler: a state machine over
-// `[ {k: v, ..., "migProfiles": [ {k: v, ..., "placements": [ {k: v} ]} ]} ]`.
+// `[ {k: v, ..., "migProfiles": [ {k: v, ..., "placements": [ {k: v} ]} ]} ]`
+// and `"custominfo": {k: scalar-or-skipped, ...}`.
 // Values of unknown keys (custominfo, instanceCount, ...) are skipped
 // whatever their shape; the reader has already checked that they are
 // well-formed JSON. A repeated list key replaces the earlier list, and a
@@ -149,6 +155,8 @@ class RegisterHandler {
   bool Null() {
     if (skip_ > 0)
       return skip_value();
+    if (state_ == State::CustomValue)
+      return custom_value(RegisteredCustomValue::Kind::Null);
     switch (state_) {
       case State::Top:
         state_ = State::Done;  // `null` is an empty list, as in Go
@@ -158,6 +166,8 @@ class RegisterHandler {
       case State::Value:
         if (field_ == Field::MigProfiles)
           out_.back().mig_profiles.clear();
+        if (field_ == Field::CustomInfo)
+          out_.back().custom_info.clear();
         state_ = State::Object;  // null leaves the zero value
         return true;
       case State::ProfileList:
@@ -181,6 +191,10 @@ class RegisterHandler {
   bool Bool(bool b) {
     if (skip_ > 0)
       return skip_value();
+    if (state_ == State::CustomValue) {
+      custom().boolean = b;
+      return custom_value(RegisteredCustomValue::Kind::Bool);
+    }
     if (!in_value())
       return unexpected("boolean");
     if (state_ != State::Value || field_ != Field::Health)
@@ -196,13 +210,17 @@ class RegisterHandler {
     if (u > static_cast<std::uint64_t>(std::numeric_limits<std::int64_t>::max())) {
       if (skip_ > 0)
         return skip_value();
+      if (state_ == State::CustomValue)
+        return custom_number(static_cast<double>(u));
       return in_value() ? out_of_range() : unexpected("number");
     }
     return integer(static_cast<std::int64_t>(u));
   }
-  bool Double(double) {
+  bool Double(double d) {
     if (skip_ > 0)
       return skip_value();
+    if (state_ == State::CustomValue)
+      return custom_number(d);
     if (!in_value())
       return unexpected("number");
     return wrong_type("number with a fraction or exponent");
@@ -211,9 +229,13 @@ class RegisterHandler {
   bool String(const char* s, rapidjson::SizeType len, bool) {
     if (skip_ > 0)
       return skip_value();
+    const std::string_view v(s, len);
+    if (state_ == State::CustomValue) {
+      custom().text = v;
+      return custom_value(RegisteredCustomValue::Kind::String);
+    }
     if (!in_value())
       return unexpected("string");
-    const std::string_view v(s, len);
     if (state_ == State::ProfileValue && field_ == Field::ProfileName) {
       profile().name = v;
       state_ = State::Profile;
@@ -246,6 +268,8 @@ class RegisterHandler {
         out_.emplace_back();
         state_ = State::Object;
         return true;
+      case State::CustomValue:
+        return skip_custom_container();
       case State::ProfileList:
         out_.back().mig_profiles.emplace_back();
         state_ = State::Profile;
@@ -255,6 +279,12 @@ class RegisterHandler {
         state_ = State::Placement;
         return true;
       case State::Value:
+        if (field_ == Field::CustomInfo) {
+          out_.back().custom_info.clear();  // a repeated key replaces the map
+          state_ = State::CustomInfo;
+          return true;
+        }
+        return wrong_type("object");
       case State::ProfileValue:
       case State::PlacementValue:
         return wrong_type("object");
@@ -266,6 +296,13 @@ class RegisterHandler {
     if (skip_ > 0)
       return true;
     const std::string_view key(s, len);
+    if (state_ == State::CustomInfo) {
+      RegisteredCustomValue entry;
+      entry.key = key;
+      out_.back().custom_info.push_back(entry);
+      state_ = State::CustomValue;
+      return true;
+    }
     State value_state = State::Value;
     if (state_ == State::Object) {
       field_ = field_of(key);
@@ -291,6 +328,8 @@ class RegisterHandler {
     }
     if (state_ == State::Profile)
       state_ = State::ProfileList;
+    else if (state_ == State::CustomInfo)
+      state_ = State::Object;
     else if (state_ == State::Placement)
       state_ = State::PlacementList;
     else
@@ -301,6 +340,8 @@ class RegisterHandler {
     if (skip_ > 0)
       return deeper();
     switch (state_) {
+      case State::CustomValue:
+        return skip_custom_container();
       case State::Top:
         state_ = State::Array;
         return true;
@@ -348,6 +389,8 @@ class RegisterHandler {
     PlacementList,
     Placement,
     PlacementValue,
+    CustomInfo,   // inside custominfo, before a key or its end
+    CustomValue,  // after a custominfo key
     Done
   };
 
@@ -356,6 +399,25 @@ class RegisterHandler {
   static constexpr int kMaxDepth = 64;
 
   RegisteredMigProfile& profile() { return out_.back().mig_profiles.back(); }
+  RegisteredCustomValue& custom() { return out_.back().custom_info.back(); }
+
+  bool custom_value(RegisteredCustomValue::Kind kind) {
+    custom().kind = kind;
+    state_ = State::CustomInfo;
+    return true;
+  }
+  bool custom_number(double v) {
+    custom().number = v;
+    return custom_value(RegisteredCustomValue::Kind::Number);
+  }
+  // A custominfo value that is an object or array: recorded as Other and
+  // skipped; its container start is the skipped value's first level.
+  bool skip_custom_container() {
+    custom_value(RegisteredCustomValue::Kind::Other);
+    skip_ = 1;
+    skip_pending_ = true;
+    return deeper();
+  }
   RegisteredMigPlacement& placement() { return profile().placements.back(); }
 
   bool in_value() const noexcept {
@@ -390,6 +452,8 @@ class RegisterHandler {
   bool integer(std::int64_t v) {
     if (skip_ > 0)
       return skip_value();
+    if (state_ == State::CustomValue)
+      return custom_number(static_cast<double>(v));
     if (!in_value())
       return unexpected("number");
     constexpr std::int64_t kI32Min = std::numeric_limits<std::int32_t>::min();

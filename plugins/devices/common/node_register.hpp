@@ -38,6 +38,20 @@ struct RegisteredMigProfile {
   std::vector<RegisteredMigPlacement> placements;
 };
 
+// One top-level member of a device's `custominfo` object (HAMi's
+// DeviceInfo.CustomInfo, a Go map[string]any): vendor data such as Ascend's
+// NetworkID or Vastai's DeviceStrategy and AIC. Keys are exact (a Go map
+// key, not a struct tag). Numbers are float64, as Go decodes them into
+// `any`; nested objects and arrays are kept as Other, without content.
+struct RegisteredCustomValue {
+  enum class Kind { String, Number, Bool, Null, Other };
+  std::string_view key;
+  Kind kind = Kind::Null;
+  std::string_view text;  // Kind::String
+  double number = 0;      // Kind::Number
+  bool boolean = false;   // Kind::Bool
+};
+
 // One registered device. Strings view into the owning RegisterDecoding.
 struct RegisteredDevice {
   std::string_view id;
@@ -52,6 +66,17 @@ struct RegisteredDevice {
   // `migProfiles`, typed as strictly as Go decodes them; empty when absent
   // or null. Decoded for every device; only MIG-mode devices use them.
   std::vector<RegisteredMigProfile> mig_profiles;
+  // `custominfo`, in document order; empty when absent or null. A value
+  // other than an object or null is an error, as in Go.
+  std::vector<RegisteredCustomValue> custom_info;
+  // The custominfo member named `key`, or nullptr.
+  const RegisteredCustomValue* custom(std::string_view key) const noexcept {
+    for (const RegisteredCustomValue& v : custom_info) {
+      if (v.key == key)
+        return &v;
+    }
+    return nullptr;
+  }
 };
 
 enum class RegisterForm { Json, Legacy };

@@ -14,6 +14,8 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
     for (const auto& d : decoded.devices()) {
       // Touch every view so ASan sees a dangling one.
       volatile std::size_t n = d.id.size() + d.type.size() + d.mode.size();
+      for (const auto& c : d.custom_info)
+        n = n + c.key.size() + c.text.size();
       (void)n;
     }
   } catch (const hami::devices::InvalidInput&) {
