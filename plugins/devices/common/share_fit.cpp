@@ -23,6 +23,10 @@ ShareFitResult share_fit(const ShareFitRules& rules, const hami_fit_input& in,
   const bool mutex = (in.policy_flags & HAMI_FIT_MUTEX) != 0;
   const std::int32_t cores = rules.checks_memory_and_cores ? std::min(req.cores, 100) : req.cores;
   const hami_str pick_type{rules.pick_type.data(), rules.pick_type.size()};
+  const hami_quota_hook* quota =
+      rules.checks_quota && in.quota != nullptr && in.quota->allows != nullptr ? in.quota : nullptr;
+  std::int64_t picked_memory = 0;
+  std::int64_t picked_cores = 0;
 
   ReasonTally tally;
   std::size_t picked = 0;
@@ -42,6 +46,11 @@ ShareFitResult share_fit(const ShareFitRules& rules, const hami_fit_input& in,
     std::int64_t memory = 0;
     if (rules.checks_memory_and_cores) {
       memory = req.memory_mib > 0 ? req.memory_mib : d.memory_mib * req.memory_percent / 100;
+      if (quota != nullptr &&
+          quota->allows(quota->ctx, picked_memory + memory, picked_cores + cores) == 0) {
+        tally.add(FitReason::ResourceQuotaNotFit);
+        continue;
+      }
       if (d.memory_mib - u.used_memory_mib < memory) {
         tally.add(FitReason::CardInsufficientMemory);
         continue;
@@ -60,6 +69,8 @@ ShareFitResult share_fit(const ShareFitRules& rules, const hami_fit_input& in,
       }
     }
     picks[picked++] = hami_fit_pick{i, pick_type, memory, cores};
+    picked_memory += memory;
+    picked_cores += cores;
     if (picked == need)
       return ShareFitResult{true, picked};
   }

@@ -1,5 +1,5 @@
-// HAMi's standard share-fit (S-FIT), which the Hygon, Iluvatar and (trimmed)
-// Biren rules copy. Devices arrive in try order (index 0 first, HAMi's walk
+// HAMi's standard share-fit (S-FIT), which the Hygon, Iluvatar, Cambricon and
+// (trimmed) Biren rules copy. Devices arrive in try order (index 0 first, HAMi's walk
 // from the end of its sorted list). Per device, the first failing check is
 // its reason:
 //   1  not healthy                               CardNotHealth
@@ -11,6 +11,9 @@
 // and, unless the vendor shares by count only (Biren):
 //   –  cores above 100 are taken as 100
 //   –  memory: the request's MiB, else total × percent / 100
+//   6  (vendors with checks_quota, HAMi Cambricon) the pod's namespace quota
+//      refuses this container's picks so far plus this device
+//                                                ResourceQuotaNotFit
 //   7  free memory < memory                      CardInsufficientMemory
 //   8  free cores < cores                        CardInsufficientCore
 //   9  cores 100 on a used 100-core device       ExclusiveDeviceAllocateConflict
@@ -41,6 +44,10 @@ struct ShareFitRules {
   std::string_view nouse_uuid_key;
   // false: S-FIT steps 1–5 only; picks take no memory and the request's cores.
   bool checks_memory_and_cores = true;
+  // true: step 6 asks hami_fit_input.quota (when the host passes one) with
+  // the memory and cores of this container's picks so far plus the
+  // candidate's. Only with checks_memory_and_cores.
+  bool checks_quota = false;
 };
 
 struct ShareFitResult {
