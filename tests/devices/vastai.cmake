@@ -10,3 +10,20 @@ target_link_libraries(vastai_plugin_tests PRIVATE hami_device_test_support hami_
 add_dependencies(vastai_plugin_tests vastai)
 hami_target_defaults(vastai_plugin_tests)
 gtest_discover_tests(vastai_plugin_tests DISCOVERY_TIMEOUT 30)
+
+# Fuzz targets: the attributes text vastai.so keeps per device, and the path
+# from a (die-mode) registration to that text.
+set(_vastai ${PROJECT_SOURCE_DIR}/plugins/devices/vastai)
+hami_device_fuzz(vastai_attributes_decoder CORPUS corpus_vastai_attributes SOURCES
+  fuzz/vastai_attributes_fuzz.cpp ${_vastai}/vastai_die.cpp ${_common}/node_register.cpp
+  ${_common}/text.cpp)
+hami_device_fuzz(vastai_register_decoder CORPUS corpus_vastai_register SOURCES
+  fuzz/vastai_register_fuzz.cpp ${_vastai}/vastai_die.cpp ${_common}/node_register.cpp
+  ${_common}/text.cpp)
+foreach(_t vastai_attributes_decoder vastai_register_decoder)
+  foreach(_bin ${_t}_regress ${_t}_fuzz)
+    if(TARGET ${_bin})
+      target_include_directories(${_bin} PRIVATE ${_vastai})
+    endif()
+  endforeach()
+endforeach()
