@@ -1,6 +1,7 @@
 #include "cambricon_node.hpp"
 
 #include <limits>
+#include <string>
 
 #include "cambricon_names.hpp"
 #include "errors.hpp"

@@ -2,6 +2,8 @@
 // ABI. This file binds the vendor logic (cambricon_*.cpp, common/) to
 // hami::DevicePlugin.
 #include <array>
+#include <optional>
+#include <span>
 #include <string>
 #include <string_view>
 #include <vector>
