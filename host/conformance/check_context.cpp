@@ -22,6 +22,7 @@ std::span<const Check> all_checks() {
     std::vector<Check> all(generic_checks().begin(), generic_checks().end());
     all.insert(all.end(), device_checks().begin(), device_checks().end());
     all.insert(all.end(), device_1_1_checks().begin(), device_1_1_checks().end());
+    all.insert(all.end(), device_1_2_checks().begin(), device_1_2_checks().end());
     return all;
   }();
   return checks;

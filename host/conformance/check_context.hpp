@@ -43,10 +43,12 @@ struct Check {
 std::span<const Check> all_checks();
 std::vector<const Check*> checks_for(uint32_t kind);
 
-// Defined by generic_checks.cpp, device_checks.cpp and device_1_1_checks.cpp
-// (the members ABI 1.1 appended, for plugins of minor >= 1).
+// Defined by generic_checks.cpp, device_checks.cpp, device_1_1_checks.cpp
+// and device_1_2_checks.cpp (the members ABI 1.1 / 1.2 appended, for plugins
+// of minor >= 1 / >= 2).
 std::span<const Check> generic_checks();
 std::span<const Check> device_checks();
 std::span<const Check> device_1_1_checks();
+std::span<const Check> device_1_2_checks();
 
 }  // namespace hami::conformance

@@ -12,6 +12,7 @@
 #include <vector>
 
 #include "conformance/check_context.hpp"
+#include "conformance/device_instance.hpp"
 #include "observability/metric_family.hpp"
 
 namespace hami::conformance {
@@ -28,33 +29,6 @@ bool has_describe_partitions(const hami_device_vtable& vt) {
   return vt.struct_size >= offsetof(hami_device_vtable, describe_partitions) + sizeof(void*) &&
          vt.describe_partitions != nullptr;
 }
-
-// An instance made with "{}", destroyed at scope exit.
-class Instance {
- public:
-  explicit Instance(const hami_device_vtable& vt) : vt_(vt) {
-    char err[1024] = {};
-    status_ = vt_.create(&PluginUnderTest::host_info(), hami_str{"{}", 2}, &instance_,
-                         hami_errbuf{err, sizeof err});
-    message_ = err;
-  }
-  ~Instance() {
-    if (status_ == HAMI_OK && instance_ != nullptr) {
-      vt_.destroy(instance_);
-    }
-  }
-  Instance(const Instance&) = delete;
-  Instance& operator=(const Instance&) = delete;
-  [[nodiscard]] hami_status status() const { return status_; }
-  [[nodiscard]] const std::string& message() const { return message_; }
-  [[nodiscard]] hami_instance* get() const { return instance_; }
-
- private:
-  const hami_device_vtable& vt_;
-  hami_instance* instance_ = nullptr;
-  hami_status status_ = HAMI_INTERNAL;
-  std::string message_;
-};
 
 // The text of `s`; records a problem for {NULL, n > 0}.
 std::string text(hami_str s, const std::string& what, CheckContext& c) {
@@ -83,6 +57,18 @@ void check_cores_and_flags(const hami_device_description& d, CheckContext& c) {
     std::snprintf(bits, sizeof bits, "0x%x", unknown);
     c.fail("describe: vendor_flags has unknown bits " + std::string(bits) +
            " (known: HAMI_VENDOR_MULTI_PICK 0x1)");
+  }
+}
+
+void check_node_lock(const hami_device_description& d, uint16_t minor, CheckContext& c) {
+  // HAMI_NODE_LOCK_OWN came with 1.2 (device-abi-1-2 checks its members).
+  if (minor >= 2) {
+    c.expect(d.node_lock == HAMI_NODE_LOCK_SHARED || d.node_lock == HAMI_NODE_LOCK_NONE ||
+                 d.node_lock == HAMI_NODE_LOCK_OWN,
+             "describe: node_lock " + std::to_string(d.node_lock) +
+                 " is none of HAMI_NODE_LOCK_SHARED (0), HAMI_NODE_LOCK_NONE (1), "
+                 "HAMI_NODE_LOCK_OWN (2)");
+    return;
   }
   c.expect(d.node_lock == HAMI_NODE_LOCK_SHARED || d.node_lock == HAMI_NODE_LOCK_NONE,
            "describe: node_lock " + std::to_string(d.node_lock) +
@@ -174,7 +160,7 @@ void device_abi_1_1(const PluginUnderTest& p, CheckContext& c) {
                 "the device vtable is incomplete (see device-vtable)")) {
     return;
   }
-  const Instance inst(vt);
+  const DeviceInstance inst(vt);
   if (!c.expect(inst.status() == HAMI_OK, "create({}) failed: " + inst.message())) {
     return;
   }
@@ -186,6 +172,7 @@ void device_abi_1_1(const PluginUnderTest& p, CheckContext& c) {
     return;
   }
   check_cores_and_flags(d, c);
+  check_node_lock(d, p.info().abi_minor, c);
   check_allocation_annotations(d, c);
   check_partition_metrics(d, vt, c);
 }

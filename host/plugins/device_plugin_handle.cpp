@@ -4,6 +4,7 @@
 #include <stdexcept>
 
 #include "hami/struct_sizes.hpp"
+#include "plugins/placed_view.hpp"
 #include "plugins/plugin_call.hpp"
 
 namespace hami::host {
@@ -252,8 +253,12 @@ DevicePluginHandle::DevicePluginHandle(PluginInstance instance, const hami_devic
                         HAMI_CORES_PERCENT,
                         0,
                         {},
-                        {}};
+                        {},
+                        HAMI_NODE_LOCK_SHARED,
+                        {},
+                        0};
   read_description_1_1(out, problems);
+  read_description_1_2(out, problems);
   problems.report(instance_, "describe");
   if (description_.vendor.empty() || description_.count_resource.empty()) {
     throw_invalid_output(instance_, "describe", "vendor and count_resource must not be empty");
@@ -302,7 +307,8 @@ void DevicePluginHandle::read_description_1_1(const hami_device_description& out
   if (d.cores_unit != HAMI_CORES_PERCENT && d.cores_unit != HAMI_CORES_COUNT) {
     problems.invalid("cores_unit " + std::to_string(d.cores_unit) + " is not a HAMI_CORES_ value");
   }
-  if (d.node_lock != HAMI_NODE_LOCK_SHARED && d.node_lock != HAMI_NODE_LOCK_NONE) {
+  if (d.node_lock != HAMI_NODE_LOCK_SHARED && d.node_lock != HAMI_NODE_LOCK_NONE &&
+      d.node_lock != HAMI_NODE_LOCK_OWN) {
     problems.invalid("node_lock " + std::to_string(d.node_lock) +
                      " is not a HAMI_NODE_LOCK_ value");
   }
@@ -583,19 +589,8 @@ std::vector<AnnotationWrite> DevicePluginHandle::annotate_allocation(
   std::vector<AnnotationWrite> result;
   if (vtable_.annotate_allocation == nullptr)
     return result;
-  std::vector<std::vector<hami_placed_device>> devices(allocation.size());
-  std::vector<hami_placed_container> containers(allocation.size());
-  for (size_t c = 0; c < allocation.size(); ++c) {
-    for (const AllocDevice& d : allocation[c]) {
-      devices[c].push_back(hami_placed_device{{d.id.data(), d.id.size()},
-                                              {d.type.data(), d.type.size()},
-                                              d.memory_mib,
-                                              d.cores,
-                                              d.index,
-                                              {d.data.data(), d.data.size()}});
-    }
-    containers[c] = {devices[c].data(), devices[c].size()};
-  }
+  const PlacedView placed(allocation);
+  const auto& containers = placed.containers();
   CallProblems problems;
   SinkContext<std::vector<AnnotationWrite>> ctx{&result, &problems};
   const hami_annotation_sink writes = annotation_sink(ctx);

@@ -56,8 +56,12 @@ struct DeviceDescription {
   std::vector<std::string> allocation_annotations;  // written by annotate_allocation
   std::vector<PartitionMetric> partition_metrics;
   uint32_t node_lock = HAMI_NODE_LOCK_SHARED;
+  // ABI 1.2: with node_lock HAMI_NODE_LOCK_OWN, the vendor's own lock.
+  std::string own_lock_annotation;
+  int64_t own_lock_expiry_seconds = 0;
 
   bool takes_node_lock() const { return node_lock == HAMI_NODE_LOCK_SHARED; }
+  bool takes_own_lock() const { return node_lock == HAMI_NODE_LOCK_OWN; }
 
   bool multi_pick() const { return (vendor_flags & HAMI_VENDOR_MULTI_PICK) != 0; }
 };
@@ -128,6 +132,12 @@ struct AllocDevice {
   friend bool operator==(const AllocDevice&, const AllocDevice&) = default;
 };
 using PodAllocation = std::vector<std::vector<AllocDevice>>;  // one entry per container segment
+
+// The vendor's term of a node score (ABI 1.2, score_placement).
+struct PlacementScore {
+  double score = 0;
+  bool policy_neutral = false;
+};
 
 // One partition describe_partitions reported (ABI 1.1).
 struct PartitionRecord {
@@ -207,10 +217,26 @@ class DevicePluginHandle {
   // value counts are validated against partition_metrics.
   [[nodiscard]] std::vector<PartitionRecord> describe_partitions(const hami_pod_view& pod) const;
 
+  // ---- ABI 1.2 ----
+  // Whether the plugin scores placements (score_placement).
+  [[nodiscard]] bool scores_placements() const noexcept {
+    return vtable_.score_placement != nullptr;
+  }
+  // The vendor's term for the pod's placement `allocation` (this vendor's
+  // devices per container, init first) on `node`, whose devices of this
+  // vendor are `devices` with their usage before the pod. Zero when the
+  // plugin does not implement the call. PluginCallError when it fails or
+  // reports a score that is not finite.
+  [[nodiscard]] PlacementScore score_placement(const hami_pod_view& pod, std::string_view node,
+                                               std::string_view node_policy,
+                                               std::span<const hami_device_usage> devices,
+                                               const PodAllocation& allocation) const;
+
  private:
   friend class PluginRegistry;
   void release() noexcept { instance_.reset(); }
   void read_description_1_1(const hami_device_description& out, CallProblems& problems);
+  void read_description_1_2(const hami_device_description& out, CallProblems& problems);
   // One decode_node call: its status, `result` filled on HAMI_OK.
   hami_status decode_into(const hami_node_view& node, NodeInventory& result,
                           ErrorBuffer& err) const;

@@ -70,9 +70,13 @@ double SchedulingPluginHandle::score_node(std::string_view policy, const hami_po
                                 &node, &score, err.view());
     });
   }
-  if (!(score >= 0.0 && score <= 100.0)) {  // also rejects NaN
+  // Vendor placement terms (ABI 1.2) may take a score outside [0, 100];
+  // without them the 1.0 range holds.
+  const bool vendor_terms = node.vendor_score != 0.0 || node.vendor_neutral_score != 0.0;
+  if (vendor_terms ? !std::isfinite(score) : !(score >= 0.0 && score <= 100.0)) {
     throw_invalid_output(instance_, "score_node",
-                         "score " + std::to_string(score) + " is outside [0, 100]");
+                         "score " + std::to_string(score) +
+                             (vendor_terms ? " is not finite" : " is outside [0, 100]"));
   }
   return score;
 }

@@ -97,7 +97,7 @@ TEST_F(LoaderErrors, NegotiationRefused) {
   EXPECT_EQ(e.kind(), PluginErrorKind::NegotiationRefused);
   EXPECT_THAT(e.what(), HasSubstr(HAMI_FIXTURE_NEGOTIATE_FAILS));
   EXPECT_THAT(e.what(), HasSubstr("FAILED_PRECONDITION"));
-  EXPECT_THAT(e.what(), HasSubstr("plugin ABI 1.1, host ABI 1.1"));
+  EXPECT_THAT(e.what(), HasSubstr("plugin ABI 1.2, host ABI 1.2"));
   EXPECT_THAT(e.what(), HasSubstr("negotiate_fails: needs host ABI minor 9"));
 }
 
@@ -105,7 +105,7 @@ TEST_F(LoaderErrors, AbiMajorMismatchNamesBothVersions) {
   const auto e = device_error(HAMI_FIXTURE_ABI_MAJOR_MISMATCH);
   EXPECT_EQ(e.kind(), PluginErrorKind::AbiMajorMismatch);
   EXPECT_THAT(e.what(), HasSubstr(HAMI_FIXTURE_ABI_MAJOR_MISMATCH));
-  EXPECT_THAT(e.what(), HasSubstr("plugin ABI 2.1 is incompatible with host ABI 1.1"));
+  EXPECT_THAT(e.what(), HasSubstr("plugin ABI 2.2 is incompatible with host ABI 1.2"));
 }
 
 TEST_F(LoaderErrors, AbiMinorOlderLoads) {
@@ -122,7 +122,7 @@ TEST_F(LoaderErrors, AbiMinorNewerLoads) {
   EXPECT_EQ(handle.info().abi_major, 1);
   EXPECT_EQ(handle.info().abi_minor, HAMI_ABI_MINOR + 1);
   EXPECT_EQ(handle.description().count_resource, "example.com/noop");
-  EXPECT_EQ(recorder_.messages_containing("plugin ABI 1.2, host ABI 1.1").size(), 1u);
+  EXPECT_EQ(recorder_.messages_containing("plugin ABI 1.3, host ABI 1.2").size(), 1u);
 }
 
 TEST_F(LoaderErrors, WrongKind) {

@@ -80,7 +80,7 @@ TEST_F(Registry, LoadsEverySlotInConfigurationOrder) {
   EXPECT_EQ(first.plugin_name, "c_device");
   EXPECT_EQ(first.kind, "device");
   EXPECT_EQ(first.version, "1.0.0");
-  EXPECT_EQ(first.abi_version, "1.1");
+  EXPECT_EQ(first.abi_version, "1.2");
   EXPECT_EQ(first.file, fs::canonical(dir_.path() / HAMI_FIXTURE_C_DEVICE));
   EXPECT_EQ(registry.summary()[1].kind, "scheduling");
   EXPECT_EQ(registry.summary()[2].kind, "admission");

@@ -11,8 +11,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "hami/device.h"
 #include "../fixtures/plugins/fixture_text.h"
+#include "hami/device.h"
 
 struct hami_instance {
   int unused;
@@ -116,10 +116,22 @@ static hami_status decode_allocation(hami_instance* instance, hami_str value,
   abort();
 }
 
-static const hami_device_vtable vtable = {
-    sizeof(hami_device_vtable), create,           destroy,     describe, mutate_container,
-    container_request,          decode_node,      node_health, NULL,     fit,
-    encode_allocation,          decode_allocation, NULL, NULL, NULL};
+static const hami_device_vtable vtable = {sizeof(hami_device_vtable),
+                                          create,
+                                          destroy,
+                                          describe,
+                                          mutate_container,
+                                          container_request,
+                                          decode_node,
+                                          node_health,
+                                          NULL,
+                                          fit,
+                                          encode_allocation,
+                                          decode_allocation,
+                                          NULL,
+                                          NULL,
+                                          NULL,
+                                          NULL};
 
 HAMI_EXPORT hami_status hami_plugin_negotiate(const hami_host_info* host, hami_plugin_info* out,
                                               hami_errbuf err) {

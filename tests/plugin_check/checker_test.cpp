@@ -16,8 +16,10 @@
 namespace hami::conformance {
 namespace {
 
+using ::testing::Contains;
 using ::testing::ElementsAre;
 using ::testing::HasSubstr;
+using ::testing::Not;
 
 std::map<std::string, CheckResult> by_name(const std::vector<CheckResult>& results) {
   std::map<std::string, CheckResult> out;
@@ -55,9 +57,9 @@ void expect_passes(const char* file) {
 }
 
 TEST(PluginCheck, ShippedDevicePluginsPassThe11Checks) {
-  EXPECT_EQ(PluginUnderTest(NVIDIA_PLUGIN).info().abi_minor, 1);
+  EXPECT_EQ(PluginUnderTest(NVIDIA_PLUGIN).info().abi_minor, HAMI_ABI_MINOR);
   expect_passes(NVIDIA_PLUGIN);
-  EXPECT_EQ(PluginUnderTest(AMD_PLUGIN).info().abi_minor, 1);
+  EXPECT_EQ(PluginUnderTest(AMD_PLUGIN).info().abi_minor, HAMI_ABI_MINOR);
   expect_passes(AMD_PLUGIN);
 }
 
@@ -110,6 +112,31 @@ TEST(PluginCheck, ALiarsBad11MembersAreEachNamed) {
           "describe: partition_metrics[1] 'liar_partition_info' label '2nd' is not a valid "
           "Prometheus label name",
           "partition_metrics lists 2 families but describe_partitions is NULL"));
+}
+
+TEST(PluginCheck, Liar12IsToldEveryBad12Member) {
+  const PluginUnderTest liar(LIAR_1_2);
+  EXPECT_EQ(liar.info().abi_minor, 2);
+  const auto results = by_name(run_checks(liar, RunOptions{}));
+  EXPECT_EQ(results.at("device-describe").outcome, Outcome::passed);
+  // HAMI_NODE_LOCK_OWN is a known value from 1.2 on.
+  EXPECT_THAT(results.at("device-abi-1-1").problems, Not(Contains(HasSubstr("node_lock"))));
+  const CheckResult& r = results.at("device-abi-1-2");
+  EXPECT_EQ(r.outcome, Outcome::failed);
+  EXPECT_THAT(r.problems,
+              ElementsAre("describe: node_lock HAMI_NODE_LOCK_OWN with own_lock_annotation "
+                          "'bad key!', which is not a valid annotation key",
+                          "describe: own_lock_expiry_seconds 0 is not positive",
+                          "score_placement of an empty placement is not finite",
+                          "score_placement accepted a NULL input"));
+}
+
+TEST(PluginCheck, ShippedPluginsPassTheAbi12Check) {
+  for (const char* file : {NVIDIA_PLUGIN, AMD_PLUGIN}) {
+    const PluginUnderTest plugin(file);
+    const auto results = by_name(run_checks(plugin, RunOptions{}));
+    EXPECT_EQ(results.at("device-abi-1-2").outcome, Outcome::passed) << file;
+  }
 }
 
 TEST(PluginCheck, BrokenDeviceFailsWithReadableReasons) {
@@ -175,7 +202,7 @@ TEST(PluginCheck, ReportNamesEachCheckAndProblem) {
   const std::vector<CheckResult> results = run_checks(broken, RunOptions{});
   const std::string report = format_report(broken, results);
   EXPECT_THAT(report, HasSubstr("plugin  " + std::string(BROKEN_DEVICE) + "\n"));
-  EXPECT_THAT(report, HasSubstr("name    broken-device 0.0.1 (device plugin, ABI 1.1, "
+  EXPECT_THAT(report, HasSubstr("name    broken-device 0.0.1 (device plugin, ABI 1.2, "
                                 "concurrent calls: no)\n"));
   EXPECT_THAT(report, HasSubstr("PASS  negotiation "));
   EXPECT_THAT(report, HasSubstr("FAIL  device-describe "));

@@ -142,10 +142,12 @@ TEST(Guard, ErrbufCapZeroStillReportsTheStatus) {
 TEST(StructSizes, FloorIsTheEndOfTheLastMember) {
   EXPECT_EQ(hami::v1_0_size<hami_device_description>,
             offsetof(hami_device_description, memory_factor) + sizeof(int32_t));
-  // 1.1 appended three calls: the floor stays at 1.0's last one.
+  // 1.1 appended three calls, 1.2 one: the floor stays at 1.0's last one.
   EXPECT_EQ(hami::v1_0_size<hami_device_vtable>,
             offsetof(hami_device_vtable, decode_allocation) + sizeof(void*));
-  EXPECT_EQ(sizeof(hami_device_vtable), hami::v1_0_size<hami_device_vtable> + 3 * sizeof(void*));
+  EXPECT_EQ(sizeof(hami_device_vtable), hami::v1_0_size<hami_device_vtable> + 4 * sizeof(void*));
+  // 1.2 appended two terms to the node usage a policy scores.
+  EXPECT_EQ(sizeof(hami_node_usage), hami::v1_0_size<hami_node_usage> + 2 * sizeof(double));
   EXPECT_STREQ(hami::struct_abi<hami_fit_input>::name, "hami_fit_input");
 }
 
@@ -286,7 +288,7 @@ TEST(Negotiate, ReportsItsVersionToAHostOfAnotherMajor) {
   Barrier b;
   EXPECT_EQ(negotiate(&host, &out, b.err()), HAMI_FAILED_PRECONDITION);
   EXPECT_EQ(out.abi_major, HAMI_ABI_MAJOR);
-  EXPECT_EQ(b.message(), "plugin is built for hami ABI 1.1, host offers 2.3");
+  EXPECT_EQ(b.message(), "plugin is built for hami ABI 1.2, host offers 2.3");
   EXPECT_EQ(out.vtable, nullptr);
 }
 

@@ -11,7 +11,8 @@
  *
  * Threading: calls on one instance are serialised by the host unless the
  * plugin sets HAMI_FLAG_CONCURRENT_SAFE (HAMI-HOST-8).
- * Since: 1.0; members marked "Since 1.1" were appended in ABI 1.1.
+ * Since: 1.0; members marked "Since 1.1" / "Since 1.2" were appended in
+ * those minors.
  */
 #ifndef HAMI_DEVICE_H
 #define HAMI_DEVICE_H
@@ -65,19 +66,32 @@ typedef struct hami_device_description {
   /* Whether bind takes the shared node lock for this vendor's pods:
    * HAMI_NODE_LOCK_* (HAMI-HOST-13). */
   uint32_t node_lock;
+
+  /* Since 1.2 (HAMI-HOST-15). With node_lock HAMI_NODE_LOCK_OWN: the node
+   * annotation of the vendor's own lock, whose value is the RFC 3339 time
+   * it was taken (no owner), and after how many seconds a lock is stale
+   * and may be taken over. Ignored for the other node_lock values. */
+  hami_str own_lock_annotation;
+  int64_t own_lock_expiry_seconds;
 } hami_device_description;
 
 /* hami_device_description.cores_unit (since 1.1). */
 #define HAMI_CORES_PERCENT 0u /* percent of one device; 100 = all of it     */
-#define HAMI_CORES_COUNT 1u   /* compute units; hami_device.cores is the
-                                 device's total (AMD: CUs)                  */
+#define HAMI_CORES_COUNT                        \
+  1u /* compute units; hami_device.cores is the \
+        device's total (AMD: CUs)                  */
 
 /* hami_device_description.node_lock (since 1.1). Other values are
  * reserved; the host refuses a description that uses them. */
-#define HAMI_NODE_LOCK_SHARED 0u /* hami.io/mutex.lock, released by the node-
-                                    side plugin (1.0 behaviour)              */
-#define HAMI_NODE_LOCK_NONE 1u   /* the node-side plugin never releases a
-                                    lock: bind takes none for this vendor    */
+#define HAMI_NODE_LOCK_SHARED                     \
+  0u /* hami.io/mutex.lock, released by the node- \
+        side plugin (1.0 behaviour)              */
+#define HAMI_NODE_LOCK_NONE                   \
+  1u /* the node-side plugin never releases a \
+        lock: bind takes none for this vendor    */
+#define HAMI_NODE_LOCK_OWN                      \
+  2u /* (1.2) bind takes the vendor's own lock, \
+        own_lock_annotation (HAMI-HOST-15)       */
 
 /* hami_device_description.vendor_flags (since 1.1). */
 /* fit may pick one device more than once for a container (partitions of
@@ -145,8 +159,7 @@ typedef struct hami_device_sink {
   uint32_t struct_size;
   void* ctx;
   void (*device)(void* ctx, const hami_device* device);
-  void (*pair_score)(void* ctx, hami_str from_id, hami_str to_id,
-                     int32_t score);
+  void (*pair_score)(void* ctx, hami_str from_id, hami_str to_id, int32_t score);
 } hami_device_sink;
 
 /*
@@ -211,7 +224,7 @@ typedef struct hami_device_request {
 typedef struct hami_device_usage {
   uint32_t struct_size;
   const hami_device* device;
-  int32_t used;            /* tasks placed                                  */
+  int32_t used; /* tasks placed                                  */
   int64_t used_memory_mib;
   int32_t used_cores;
 } hami_device_usage;
@@ -238,9 +251,10 @@ typedef struct hami_quota_hook {
 } hami_quota_hook;
 
 /* Policy switches the host passes to fit (set by the scheduling policy). */
-#define HAMI_FIT_MUTEX 0x1u          /* only idle devices                 */
-#define HAMI_FIT_TOPOLOGY_AWARE 0x2u /* choose among all candidates by
-                                        pair scores                      */
+#define HAMI_FIT_MUTEX 0x1u /* only idle devices                 */
+#define HAMI_FIT_TOPOLOGY_AWARE          \
+  0x2u /* choose among all candidates by \
+          pair scores                      */
 
 /*
  * Purpose: what is held on one device, one entry per hold: the `data` of
@@ -415,9 +429,51 @@ typedef struct hami_placed_sink {
 typedef struct hami_partition_sink {
   uint32_t struct_size;
   void* ctx;
-  void (*partition)(void* ctx, size_t family, hami_str device_id,
-                    const hami_str* values, size_t values_len);
+  void (*partition)(void* ctx, size_t family, hami_str device_id, const hami_str* values,
+                    size_t values_len);
 } hami_partition_sink;
+
+/*
+ * Purpose: input of score_placement: the placement of one pod's containers
+ *   of this vendor on one node, to be scored.
+ * Params:
+ *   pod          — the pod.
+ *   node_name    — the node.
+ *   node_policy  — the node policy in force for the pod (e.g. "binpack").
+ *   devices      — this vendor's devices on the node with their usage
+ *                  before the pod, in registration order.
+ *   containers   — the pod's picks of this vendor, one entry per container
+ *                  (init first; empty entries for containers without), each
+ *                  device with its registered index and pick data.
+ * Ownership / lifetime: borrowed for the call.
+ * Since: 1.2
+ */
+typedef struct hami_placement_score_input {
+  uint32_t struct_size;
+  const hami_pod_view* pod;
+  hami_str node_name;
+  hami_str node_policy;
+  const hami_device_usage* devices;
+  size_t devices_len;
+  const hami_placed_container* containers;
+  size_t containers_len;
+} hami_placement_score_input;
+
+/*
+ * Purpose: output of score_placement. // out
+ *   score          — the vendor's term of the node score, in HAMi's units
+ *                    (added to HAMi's default node score, 0..30).
+ *   policy_neutral — 1: the term is preferred higher under every node
+ *                    policy (HAMi's PolicyNeutralScore, weighted ×10000);
+ *                    0: it is added as the default score is, so a policy
+ *                    preferring low scores prefers a low term too.
+ * Since: 1.2
+ */
+typedef struct hami_placement_score {
+  uint32_t struct_size;
+  double score;
+  uint32_t policy_neutral;
+} hami_placement_score;
 
 /* ------------------------------------------------------------------------ */
 /* Vtable                                                                   */
@@ -430,24 +486,21 @@ typedef struct hami_partition_sink {
  */
 typedef struct hami_device_vtable {
   uint32_t struct_size;
-  hami_status (*create)(const hami_host_info* host, hami_str config_json,
-                        hami_instance** out, hami_errbuf err);
+  hami_status (*create)(const hami_host_info* host, hami_str config_json, hami_instance** out,
+                        hami_errbuf err);
   void (*destroy)(hami_instance* instance);
 
   /* describe — Required. Fills `out` (host sets struct_size).
    * Returns: HAMI_OK. */
-  hami_status (*describe)(hami_instance* instance,
-                          hami_device_description* out, hami_errbuf err);
+  hami_status (*describe)(hami_instance* instance, hami_device_description* out, hami_errbuf err);
 
   /* mutate_container — Required. Admission: inspects container
    * `container_index` of `pod`, reports changes through `out` and sets
    * *uses_device to 1 when the container uses this vendor afterwards.
    * Returns: HAMI_OK; HAMI_INVALID_ARGUMENT with the message the webhook
    * denies with (e.g. an invalid percentage). */
-  hami_status (*mutate_container)(hami_instance* instance,
-                                  const hami_pod_view* pod,
-                                  size_t container_index,
-                                  const hami_container_mutation_sink* out,
+  hami_status (*mutate_container)(hami_instance* instance, const hami_pod_view* pod,
+                                  size_t container_index, const hami_container_mutation_sink* out,
                                   uint32_t* uses_device, hami_errbuf err);
 
   /* container_request — Required. Turns container `container_index`'s
@@ -455,10 +508,9 @@ typedef struct hami_device_vtable {
    * Returns: HAMI_OK (also when there is no request); HAMI_INVALID_ARGUMENT
    * when a value is unusable: *out is then zeroed (count 0) and the message
    * says which value, so the host can log it. */
-  hami_status (*container_request)(hami_instance* instance,
-                                   const hami_pod_view* pod,
-                                   size_t container_index,
-                                   hami_device_request* out, hami_errbuf err);
+  hami_status (*container_request)(hami_instance* instance, const hami_pod_view* pod,
+                                   size_t container_index, hami_device_request* out,
+                                   hami_errbuf err);
 
   /* decode_node — Required. Reads the node's registration (and topology,
    * cordon) annotations and reports devices through `out`.
@@ -466,49 +518,41 @@ typedef struct hami_device_vtable {
    * of this vendor; HAMI_INVALID_ARGUMENT when it is malformed (message
    * names the annotation and the problem). On error the sink may have
    * received part of the devices; the host discards them. */
-  hami_status (*decode_node)(hami_instance* instance,
-                             const hami_node_view* node,
+  hami_status (*decode_node)(hami_instance* instance, const hami_node_view* node,
                              const hami_device_sink* out, hami_errbuf err);
 
   /* node_health — Required. Decides whether the vendor's devices on the
    * node are usable at `now_unix`, and which node annotations the host
    * should write (handshake). May keep per-node memory in the instance.
    * Returns: HAMI_OK. */
-  hami_status (*node_health)(hami_instance* instance,
-                             const hami_node_view* node, int64_t now_unix,
-                             hami_health_result* out,
-                             const hami_annotation_sink* writes,
+  hami_status (*node_health)(hami_instance* instance, const hami_node_view* node, int64_t now_unix,
+                             hami_health_result* out, const hami_annotation_sink* writes,
                              hami_errbuf err);
 
   /* node_cleanup — Optional. The host drops an unhealthy node's devices;
    * the plugin names annotations to remove and forgets its memory of it.
    * Returns: HAMI_OK. */
-  hami_status (*node_cleanup)(hami_instance* instance,
-                              const hami_node_view* node,
-                              const hami_annotation_sink* writes,
-                              hami_errbuf err);
+  hami_status (*node_cleanup)(hami_instance* instance, const hami_node_view* node,
+                              const hami_annotation_sink* writes, hami_errbuf err);
 
   /* fit — Required. Hot path: places one container's request on one node.
    * Returns: HAMI_OK whether or not it fits (see out->fits);
    * HAMI_INVALID_ARGUMENT for inconsistent input (e.g. picks_cap too small).
    */
-  hami_status (*fit)(hami_instance* instance, const hami_fit_input* in,
-                     hami_fit_output* out, hami_errbuf err);
+  hami_status (*fit)(hami_instance* instance, const hami_fit_input* in, hami_fit_output* out,
+                     hami_errbuf err);
 
   /* encode_allocation — Required. Writes the allocation annotation value for
    * `containers_len` containers (init first), one segment per container.
    * Returns: HAMI_OK; HAMI_INVALID_ARGUMENT for a value that the grammar
    * cannot carry (a separator inside an id or type). */
-  hami_status (*encode_allocation)(hami_instance* instance,
-                                   const hami_container_alloc* containers,
-                                   size_t containers_len, hami_sink out,
-                                   hami_errbuf err);
+  hami_status (*encode_allocation)(hami_instance* instance, const hami_container_alloc* containers,
+                                   size_t containers_len, hami_sink out, hami_errbuf err);
 
   /* decode_allocation — Required. Parses an allocation annotation value.
    * Returns: HAMI_OK; HAMI_INVALID_ARGUMENT when malformed. */
   hami_status (*decode_allocation)(hami_instance* instance, hami_str value,
-                                   const hami_allocation_sink* out,
-                                   hami_errbuf err);
+                                   const hami_allocation_sink* out, hami_errbuf err);
 
   /* ---- Since 1.1 (all optional; NULL or absent = the 1.0 behaviour) ---- */
 
@@ -519,13 +563,10 @@ typedef struct hami_device_vtable {
    * allocation strings. Keys must be listed in allocation_annotations.
    * Returns: HAMI_OK; HAMI_INVALID_ARGUMENT when a value cannot be encoded
    * (the allocation is then not written). */
-  hami_status (*annotate_allocation)(hami_instance* instance,
-                                     const hami_pod_view* pod,
-                                     hami_str node_name,
-                                     const hami_placed_container* containers,
+  hami_status (*annotate_allocation)(hami_instance* instance, const hami_pod_view* pod,
+                                     hami_str node_name, const hami_placed_container* containers,
                                      size_t containers_len, int64_t now_unix,
-                                     const hami_annotation_sink* writes,
-                                     hami_errbuf err);
+                                     const hami_annotation_sink* writes, hami_errbuf err);
 
   /* decode_pod_allocation — Optional (HAMI-HOST-11). Reads the pod's whole
    * allocation of this vendor from its annotations — the allocation string
@@ -534,20 +575,29 @@ typedef struct hami_device_vtable {
    * decode_allocation for pods.
    * Returns: HAMI_OK; HAMI_NOT_FOUND when the pod carries no allocation of
    * this vendor; HAMI_INVALID_ARGUMENT when it is malformed. */
-  hami_status (*decode_pod_allocation)(hami_instance* instance,
-                                       const hami_pod_view* pod,
-                                       const hami_placed_sink* out,
-                                       hami_errbuf err);
+  hami_status (*decode_pod_allocation)(hami_instance* instance, const hami_pod_view* pod,
+                                       const hami_placed_sink* out, hami_errbuf err);
 
   /* describe_partitions — Optional. Reports the partitions the pod's
    * allocation holds, for the partition_metrics families; a pod without
    * any reports none. Called at metrics scrape time.
    * Returns: HAMI_OK; HAMI_INVALID_ARGUMENT when the annotations are
    * malformed (the host then reports nothing for the pod). */
-  hami_status (*describe_partitions)(hami_instance* instance,
-                                     const hami_pod_view* pod,
-                                     const hami_partition_sink* out,
-                                     hami_errbuf err);
+  hami_status (*describe_partitions)(hami_instance* instance, const hami_pod_view* pod,
+                                     const hami_partition_sink* out, hami_errbuf err);
+
+  /* ---- Since 1.2 (optional; NULL or absent = no vendor term) ---- */
+
+  /* score_placement — Optional (HAMI-HOST-16). Scores where the pod's
+   * containers of this vendor would be placed on a node (topology
+   * concentration and the like). Called on fitting nodes only, after fit
+   * has placed every container of the pod, for filter's node choice and
+   * for prioritize. The host hands the term to the node policy
+   * (hami_node_usage.vendor_score, vendor_neutral_score).
+   * Returns: HAMI_OK; HAMI_INVALID_ARGUMENT for inconsistent input (the
+   * host then scores the vendor term 0 and logs the message). */
+  hami_status (*score_placement)(hami_instance* instance, const hami_placement_score_input* in,
+                                 hami_placement_score* out, hami_errbuf err);
 } hami_device_vtable;
 
 #ifdef __cplusplus

@@ -98,6 +98,13 @@ class DevicePlugin {
   // The partitions the pod's allocation holds, for partition_metrics.
   virtual void describe_partitions(const hami_pod_view& /*pod*/,
                                    const hami_partition_sink& /*out*/) {}
+
+  // ---- Since ABI 1.2; optional ----
+
+  // The vendor's term of the node score for the pod's placement on a node
+  // (HAMI-HOST-16); `out.score` and `out.policy_neutral` start at 0.
+  virtual void score_placement(const hami_placement_score_input& /*in*/,
+                               hami_placement_score& /*out*/) {}
 };
 
 // Sink helpers: each checks that the host's sink has the function it calls
@@ -418,6 +425,25 @@ struct DeviceTrampolines {
       plugin(instance).describe_partitions(p, sink);
     });
   }
+
+  static hami_status score_placement(hami_instance* instance, const hami_placement_score_input* in,
+                                     hami_placement_score* out, hami_errbuf err) noexcept {
+    return guard(err, [&] {
+      const hami_placement_score_input input = read_struct(in, "in");
+      require(input.pod, "in->pod");
+      if (input.devices_len != 0 && input.devices == nullptr) {
+        throw Error(HAMI_INVALID_ARGUMENT, "in->devices is NULL");
+      }
+      if (input.containers_len != 0 && input.containers == nullptr) {
+        throw Error(HAMI_INVALID_ARGUMENT, "in->containers is NULL");
+      }
+      require(out, "out");
+      hami_placement_score result{};
+      result.struct_size = static_cast<std::uint32_t>(sizeof result);
+      plugin(instance).score_placement(input, result);
+      write_struct(out, result);
+    });
+  }
 };
 
 template <class Impl>
@@ -439,6 +465,8 @@ struct DeviceAdapter {
   static constexpr bool overrides_partitions =
       !std::is_same_v<decltype(&Impl::describe_partitions),
                       decltype(&DevicePlugin::describe_partitions)>;
+  static constexpr bool overrides_score =
+      !std::is_same_v<decltype(&Impl::score_placement), decltype(&DevicePlugin::score_placement)>;
 
   static constexpr hami_device_vtable vtable{
       static_cast<std::uint32_t>(sizeof(hami_device_vtable)),
@@ -456,6 +484,7 @@ struct DeviceAdapter {
       overrides_annotate ? &DeviceTrampolines::annotate_allocation : nullptr,
       overrides_decode_pod ? &DeviceTrampolines::decode_pod_allocation : nullptr,
       overrides_partitions ? &DeviceTrampolines::describe_partitions : nullptr,
+      overrides_score ? &DeviceTrampolines::score_placement : nullptr,
   };
 };
 

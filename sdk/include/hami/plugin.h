@@ -29,7 +29,7 @@ extern "C" {
 #endif
 
 #define HAMI_ABI_MAJOR 1
-#define HAMI_ABI_MINOR 1
+#define HAMI_ABI_MINOR 2
 
 /* Marks the entry point as exported. Plugins are built with hidden
  * visibility (sdk/cmake/HamiPlugin.cmake), so this is the only symbol seen. */
@@ -43,13 +43,11 @@ extern "C" {
  * `field`. Use it before reading any member appended after 1.0. */
 #ifdef __cplusplus
 /* C++ spelling: no C-style cast, so -Wold-style-cast stays quiet. */
-#define HAMI_HAS_MEMBER(ptr, type, field)                                      \
-  ((ptr) != nullptr &&                                                         \
-   (ptr)->struct_size >= offsetof(type, field) + sizeof(type::field))
+#define HAMI_HAS_MEMBER(ptr, type, field) \
+  ((ptr) != nullptr && (ptr)->struct_size >= offsetof(type, field) + sizeof(type::field))
 #else
-#define HAMI_HAS_MEMBER(ptr, type, field)                                      \
-  ((ptr) != NULL &&                                                            \
-   (ptr)->struct_size >= offsetof(type, field) + sizeof(((type*)0)->field))
+#define HAMI_HAS_MEMBER(ptr, type, field) \
+  ((ptr) != NULL && (ptr)->struct_size >= offsetof(type, field) + sizeof(((type*)0)->field))
 #endif
 
 /* ------------------------------------------------------------------------ */
@@ -70,7 +68,7 @@ typedef int32_t hami_status;
 #define HAMI_NOT_FOUND 5
 #define HAMI_ALREADY_EXISTS 6
 #define HAMI_PERMISSION_DENIED 7
-#define HAMI_RESOURCE_EXHAUSTED 8 /* out of memory, quota exceeded         */
+#define HAMI_RESOURCE_EXHAUSTED 8  /* out of memory, quota exceeded         */
 #define HAMI_FAILED_PRECONDITION 9 /* e.g. plugin needs a newer host minor */
 #define HAMI_OUT_OF_RANGE 11
 #define HAMI_UNIMPLEMENTED 12
@@ -180,7 +178,7 @@ typedef struct hami_host_info {
   uint16_t abi_major; /* the host's HAMI_ABI_MAJOR                         */
   uint16_t abi_minor; /* the host's HAMI_ABI_MINOR                         */
   const hami_host_api* host;
-  void* host_ctx; /* first argument of every hami_host_api function        */
+  void* host_ctx;        /* first argument of every hami_host_api function        */
   hami_str host_version; /* e.g. "0.1.0"                                   */
 } hami_host_info;
 
@@ -226,8 +224,7 @@ typedef struct hami_plugin_info {
  * Threading: called once per load, on the host's main thread.
  * Since: 1.0
  */
-typedef hami_status hami_plugin_negotiate_t(const hami_host_info* in,
-                                            hami_plugin_info* out,
+typedef hami_status hami_plugin_negotiate_t(const hami_host_info* in, hami_plugin_info* out,
                                             hami_errbuf err);
 
 /* The entry point's name, for hosts that look it up by string. */
@@ -251,8 +248,8 @@ typedef hami_status hami_plugin_negotiate_t(const hami_host_info* in,
  */
 typedef struct hami_vtable_header {
   uint32_t struct_size;
-  hami_status (*create)(const hami_host_info* host, hami_str config_json,
-                        hami_instance** out, hami_errbuf err);
+  hami_status (*create)(const hami_host_info* host, hami_str config_json, hami_instance** out,
+                        hami_errbuf err);
   void (*destroy)(hami_instance* instance);
 } hami_vtable_header;
 

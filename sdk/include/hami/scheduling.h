@@ -54,6 +54,13 @@ typedef struct hami_node_usage {
   int64_t total_cores;
   int64_t used_memory_mib;
   int64_t total_memory_mib;
+  /* Since 1.2 (HAMI-HOST-16): the sum of the pod's vendors' placement
+   * terms on this node (device score_placement), in HAMi's units of the
+   * default node score: `vendor_score` is added as the default score is
+   * (a policy preferring low scores prefers it low), `vendor_neutral_score`
+   * is preferred high under every policy. Both 0 without such vendors. */
+  double vendor_score;
+  double vendor_neutral_score;
 } hami_node_usage;
 
 /*
@@ -116,8 +123,9 @@ typedef struct hami_scheduling_vtable {
 
   /* score_node — Optional (required when node_policies is non-empty).
    * Scores a feasible node for the pod under `policy`; higher is preferred.
-   * *score must be within [0, 100]; the host maps it to the extender's
-   * 0..10 and rejects values outside the range.
+   * *score must be within [0, 100] when the node's vendor terms are 0, and
+   * finite otherwise (1.2); the host maps it to the extender's 0..10
+   * (clamped) and rejects values outside that.
    * Returns: HAMI_OK; HAMI_INVALID_ARGUMENT for a policy text it cannot
    * read. */
   hami_status (*score_node)(hami_instance* instance, hami_str policy, const hami_pod_view* pod,

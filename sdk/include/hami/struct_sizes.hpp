@@ -60,6 +60,9 @@ HAMI_DETAIL_STRUCT_ABI(hami_device_vtable, decode_allocation);
 // Structs that first appeared in 1.1: the floor is their 1.1 size.
 HAMI_DETAIL_STRUCT_ABI(hami_placed_sink, device);
 HAMI_DETAIL_STRUCT_ABI(hami_partition_sink, partition);
+// Structs that first appeared in 1.2.
+HAMI_DETAIL_STRUCT_ABI(hami_placement_score_input, containers_len);
+HAMI_DETAIL_STRUCT_ABI(hami_placement_score, policy_neutral);
 
 HAMI_DETAIL_STRUCT_ABI(hami_admission_host, namespace_label);
 HAMI_DETAIL_STRUCT_ABI(hami_admission_input, host);

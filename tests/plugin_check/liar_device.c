@@ -1,7 +1,8 @@
 /*
- * Fixture: a device plugin of ABI 1.1 that works as a 1.0 device (no
- * devices) but describes 1.1 members no host can use, each of which
- * hami-plugin-check's device-abi-1-1 check must name:
+ * Fixture, built twice: with LIAR_MINOR 1 (liar-1-1) a device plugin of ABI
+ * 1.1, with LIAR_MINOR 2 (liar-1-2) one of ABI 1.2. Either works as a 1.0
+ * device (no devices) but describes members no host can use, each of which
+ * hami-plugin-check's device-abi-1-1 (and device-abi-1-2) check must name:
  *   - cores_unit 7 (not a HAMI_CORES_ value);
  *   - vendor_flags with the unknown bit 0x10 next to HAMI_VENDOR_MULTI_PICK;
  *   - allocation_annotations repeating an entry and naming the allocated
@@ -9,12 +10,23 @@
  *   - a partition metric family named "liar-partition" (not a Prometheus
  *     name), another with an empty help, a label "device_uuid" (the host's
  *     own) and a label "2nd";
- *   - partition_metrics without describe_partitions.
+ *   - partition_metrics without describe_partitions;
+ *   - node_lock 5 (liar-1-1), or (liar-1-2) HAMI_NODE_LOCK_OWN on the
+ *     annotation "bad key!" with expiry 0, and a score_placement that scores
+ *     NaN and accepts a NULL input.
  */
+#include <math.h>
 #include <string.h>
 
-#include "hami/device.h"
 #include "../fixtures/plugins/fixture_text.h"
+#include "hami/device.h"
+
+#ifndef LIAR_MINOR
+#define LIAR_MINOR 1
+#endif
+#define LIAR_STRINGIFY(x) #x
+#define LIAR_TEXT(x) LIAR_STRINGIFY(x)
+#define LIAR_NAME "liar-1-" LIAR_TEXT(LIAR_MINOR)
 
 struct hami_instance {
   int unused;
@@ -26,7 +38,7 @@ static hami_status create(const hami_host_info* host, hami_str config, hami_inst
                           hami_errbuf err) {
   (void)host;
   if (config.len < 2 || config.ptr[0] != '{' || config.ptr[config.len - 1] != '}') {
-    put_error(err, "liar-1-1: config must be a JSON object");
+    put_error(err, LIAR_NAME ": config must be a JSON object");
     return HAMI_INVALID_ARGUMENT;
   }
   *out = &the_instance;
@@ -64,8 +76,16 @@ static hami_status describe(hami_instance* instance, hami_device_description* ou
     out->partition_metrics = families;
     out->partition_metrics_len = 2;
   }
+#if LIAR_MINOR >= 2
+  if (HAMI_HAS_MEMBER(out, hami_device_description, own_lock_expiry_seconds)) {
+    out->node_lock = HAMI_NODE_LOCK_OWN;
+    out->own_lock_annotation = lit("bad key!");
+    out->own_lock_expiry_seconds = 0;
+  }
+#else
   if (HAMI_HAS_MEMBER(out, hami_device_description, node_lock))
     out->node_lock = 5;
+#endif
   return HAMI_OK;
 }
 
@@ -138,6 +158,20 @@ static hami_status decode_allocation(hami_instance* instance, hami_str value,
   return HAMI_OK;
 }
 
+#if LIAR_MINOR >= 2
+static hami_status score_placement(hami_instance* instance, const hami_placement_score_input* in,
+                                   hami_placement_score* out, hami_errbuf err) {
+  (void)instance;
+  (void)in;
+  (void)err;
+  out->score = NAN;
+  return HAMI_OK;
+}
+#define LIAR_SCORE_PLACEMENT score_placement
+#else
+#define LIAR_SCORE_PLACEMENT NULL
+#endif
+
 static const hami_device_vtable vtable = {sizeof(hami_device_vtable),
                                           create,
                                           destroy,
@@ -152,22 +186,23 @@ static const hami_device_vtable vtable = {sizeof(hami_device_vtable),
                                           decode_allocation,
                                           NULL /* annotate_allocation */,
                                           NULL /* decode_pod_allocation */,
-                                          NULL /* describe_partitions */};
+                                          NULL /* describe_partitions */,
+                                          LIAR_SCORE_PLACEMENT};
 
 HAMI_EXPORT hami_plugin_negotiate_t hami_plugin_negotiate;
 HAMI_EXPORT hami_status hami_plugin_negotiate(const hami_host_info* host, hami_plugin_info* out,
                                               hami_errbuf err) {
   (void)host;
   if (out == NULL || out->struct_size < sizeof(hami_plugin_info)) {
-    put_error(err, "liar-1-1: hami_plugin_info is too small");
+    put_error(err, LIAR_NAME ": hami_plugin_info is too small");
     return HAMI_INVALID_ARGUMENT;
   }
   out->abi_major = HAMI_ABI_MAJOR;
-  out->abi_minor = HAMI_ABI_MINOR;
+  out->abi_minor = LIAR_MINOR;
   out->kind = HAMI_KIND_DEVICE;
   out->flags = 0;
-  out->name = lit("liar-1-1");
-  out->version = lit("1.1.0");
+  out->name = lit(LIAR_NAME);
+  out->version = lit("1." LIAR_TEXT(LIAR_MINOR) ".0");
   out->description = lit("describes 1.1 members no host can use");
   out->config_schema = lit("{\"type\": \"object\"}");
   out->vtable = &vtable;
