@@ -114,6 +114,55 @@ TEST(AscendConfig, ChartWordsTakeTheirChartEntry) {
   EXPECT_EQ(c.plugin().description().memory_factor, 1) << "910C leaves memoryFactor out (0)";
 }
 
+// The chart's seven `vnpus.configs` elements (HAMi's device-configmap.yaml
+// with the default values), in JSON.
+const std::vector<std::string> kChartElements = {
+    R"json({"chipName":"910A","commonWord":"Ascend910A","resourceName":"huawei.com/Ascend910A","resourceMemoryName":"huawei.com/Ascend910A-memory","resourceCoreName":"huawei.com/Ascend910A-core","memoryAllocatable":32768,"memoryCapacity":32768,"memoryFactor":1,"aiCore":30,"runtimeClassName":"","overwriteEnv":false,"templates":[{"name":"vir02","memory":2184,"aiCore":2},{"name":"vir04","memory":4369,"aiCore":4},{"name":"vir08","memory":8738,"aiCore":8},{"name":"vir16","memory":17476,"aiCore":16}]})json",
+    R"json({"chipName":"910B2","commonWord":"Ascend910B2","resourceName":"huawei.com/Ascend910B2","resourceMemoryName":"huawei.com/Ascend910B2-memory","resourceCoreName":"huawei.com/Ascend910B2-core","memoryAllocatable":65536,"memoryCapacity":65536,"memoryFactor":1,"aiCore":24,"aiCPU":6,"runtimeClassName":"","overwriteEnv":false,"templates":[{"name":"vir03_1c_8g","memory":8192,"aiCore":3,"aiCPU":1},{"name":"vir06_1c_16g","memory":16384,"aiCore":6,"aiCPU":1},{"name":"vir12_3c_32g","memory":32768,"aiCore":12,"aiCPU":3}]})json",
+    R"json({"chipName":"910B3","commonWord":"Ascend910B3","resourceName":"huawei.com/Ascend910B3","resourceMemoryName":"huawei.com/Ascend910B3-memory","resourceCoreName":"huawei.com/Ascend910B3-core","memoryAllocatable":65536,"memoryCapacity":65536,"memoryFactor":1,"aiCore":20,"aiCPU":7,"runtimeClassName":"","overwriteEnv":false,"templates":[{"name":"vir05_1c_16g","memory":16384,"aiCore":5,"aiCPU":1},{"name":"vir10_3c_32g","memory":32768,"aiCore":10,"aiCPU":3}]})json",
+    R"json({"chipName":"910B4-1","commonWord":"Ascend910B4-1","resourceName":"huawei.com/Ascend910B4-1","resourceMemoryName":"huawei.com/Ascend910B4-1-memory","resourceCoreName":"huawei.com/Ascend910B4-1-core","memoryAllocatable":65536,"memoryCapacity":65536,"memoryFactor":1,"aiCore":20,"aiCPU":7,"runtimeClassName":"","overwriteEnv":false,"templates":[{"name":"vir05_1c_16g","memory":16384,"aiCore":5,"aiCPU":1},{"name":"vir10_3c_32g","memory":32768,"aiCore":10,"aiCPU":3}]})json",
+    R"json({"chipName":"910B4","commonWord":"Ascend910B4","resourceName":"huawei.com/Ascend910B4","resourceMemoryName":"huawei.com/Ascend910B4-memory","resourceCoreName":"huawei.com/Ascend910B4-core","memoryAllocatable":32768,"memoryCapacity":32768,"memoryFactor":1,"aiCore":20,"aiCPU":7,"runtimeClassName":"","overwriteEnv":false,"templates":[{"name":"vir05_1c_8g","memory":8192,"aiCore":5,"aiCPU":1},{"name":"vir10_3c_16g","memory":16384,"aiCore":10,"aiCPU":3}]})json",
+    R"json({"chipName":"310P3","commonWord":"Ascend310P","resourceName":"huawei.com/Ascend310P","resourceMemoryName":"huawei.com/Ascend310P-memory","resourceCoreName":"huawei.com/Ascend310P-core","memoryAllocatable":21527,"memoryCapacity":24576,"memoryFactor":1,"aiCore":8,"aiCPU":7,"runtimeClassName":"","overwriteEnv":false,"templates":[{"name":"vir01","memory":3072,"aiCore":1,"aiCPU":1},{"name":"vir02","memory":6144,"aiCore":2,"aiCPU":2},{"name":"vir04","memory":12288,"aiCore":4,"aiCPU":4}]})json",
+    R"json({"chipName":"Ascend910","commonWord":"Ascend910C","resourceName":"huawei.com/Ascend910C","resourceMemoryName":"huawei.com/Ascend910C-memory","resourceCoreName":"huawei.com/Ascend910C-core","memoryAllocatable":65536,"memoryCapacity":65536,"aiCore":20,"aiCPU":7,"runtimeClassName":"","overwriteEnv":false,"superPod":true,"templates":[{"name":"vir05_1c_16g","memory":16384,"aiCore":5,"aiCPU":1},{"name":"vir10_3c_32g","memory":32768,"aiCore":10,"aiCPU":3}]})json",
+};
+
+TEST(AscendConfig, ChartElementsAreAcceptedAndEqualTheirDefaults) {
+  for (const std::string& element : kChartElements) {
+    SCOPED_TRACE(element);
+    const DeviceUnderTest explicit_dut("ascend", element);
+    const DeviceDescription& d = explicit_dut.plugin().description();
+    const DeviceUnderTest defaults("ascend", R"({"commonWord": ")" + d.vendor + R"("})");
+    const DeviceDescription& e = defaults.plugin().description();
+    EXPECT_EQ(d.count_resource, e.count_resource);
+    EXPECT_EQ(d.memory_resource, e.memory_resource);
+    EXPECT_EQ(d.cores_resource, e.cores_resource);
+    EXPECT_EQ(d.memory_factor, e.memory_factor);
+    for (const char* mem :
+         {"0", "3000", "8000", "10000", "17000", "20000", "30000", "40000", "65536", "70000"}) {
+      for (const char* count : {"1", "2"}) {
+        const Pairs limits = {{d.count_resource, count}, {d.memory_resource, mem}};
+        std::string a;
+        std::string b;
+        try {
+          const ContainerMutation m = mutate(explicit_dut, limits);
+          for (const auto& [k, v] : m.limits)
+            a += k + "=" + v + ";";
+        } catch (const CallError& err) {
+          a = err.what();
+        }
+        try {
+          const ContainerMutation m = mutate(defaults, limits);
+          for (const auto& [k, v] : m.limits)
+            b += k + "=" + v + ";";
+        } catch (const CallError& err) {
+          b = err.what();
+        }
+        EXPECT_EQ(a, b) << mem << " × " << count;
+      }
+    }
+  }
+}
+
 TEST(AscendConfig, TemplatesAreSortedByMemory) {
   const DeviceUnderTest dut("ascend", R"({"commonWord": "Ascend910A", "templates": [
       {"name": "big", "memory": 16000}, {"name": "small", "memory": 4000}]})");
