@@ -150,17 +150,17 @@ std::mutex& NodeLocker::node_mutex(std::string_view node) {
   return *slot;
 }
 
-void NodeLocker::lock(std::string_view node, std::string_view namespace_, std::string_view pod) {
-  if (!options_.observer) {
-    acquire(node, namespace_, pod);
-    return;
-  }
+std::string NodeLocker::lock(std::string_view node, std::string_view namespace_,
+                             std::string_view pod) {
+  if (!options_.observer)
+    return acquire(node, namespace_, pod);
   const auto started = std::chrono::steady_clock::now();
   const auto report = [&](NodeLockOutcome outcome) {
     options_.observer(outcome, std::chrono::steady_clock::now() - started);
   };
+  std::string written;
   try {
-    acquire(node, namespace_, pod);
+    written = acquire(node, namespace_, pod);
   } catch (const NodeLockError& e) {
     report(e.contention() ? NodeLockOutcome::contention : NodeLockOutcome::error);
     throw;
@@ -169,15 +169,22 @@ void NodeLocker::lock(std::string_view node, std::string_view namespace_, std::s
     throw;
   }
   report(NodeLockOutcome::acquired);
+  return written;
 }
 
-void NodeLocker::acquire(std::string_view node, std::string_view namespace_, std::string_view pod) {
+std::string NodeLocker::acquire(std::string_view node, std::string_view namespace_,
+                                std::string_view pod) {
+  const std::string& key = options_.annotation;
   // One acquirer per node in this process; other processes are kept out by
   // the resourceVersion precondition of every write.
   std::lock_guard guard(node_mutex(node));
   const auto contention = [&] {
+    // HAMi's text for the shared lock; a vendor's own lock is named.
+    const std::string what =
+        key == kNodeLockAnnotation ? std::string("node lock") : "node lock " + key;
     return NodeLockError(true, "node " + std::string(node) + " has been locked within " +
-                                   go_duration(options_.expiry_seconds) + ": node lock contention");
+                                   go_duration(options_.expiry_seconds) + ": " + what +
+                                   " contention");
   };
   std::string last_error = "conflicting updates";
   for (int attempt = 0; attempt < options_.max_attempts; ++attempt) {
@@ -193,19 +200,19 @@ void NodeLocker::acquire(std::string_view node, std::string_view namespace_, std
       if (!current) {
         throw ClusterError(ErrorKind::NotFound, "node " + std::string(node) + " not found");
       }
-      const auto value = current->annotation(kNodeLockAnnotation);
+      const auto value = current->annotation(key);
       if (!value)
         break;
       const auto parsed = parse_lock(*value);
-      if (!parsed) {
-        throw NodeLockError(
-            false, "node " + std::string(node) + " has an invalid lock annotation " +
-                       std::string(kNodeLockAnnotation) + "=\"" + std::string(*value) + "\"");
+      if (!parsed || (!options_.owner_in_value && !parsed->legacy)) {
+        throw NodeLockError(false, "node " + std::string(node) +
+                                       " has an invalid lock annotation " + key + "=\"" +
+                                       std::string(*value) + "\"");
       }
       const bool expired = now_() - parsed->time > options_.expiry_seconds;
       // Ours already (re-entrant, or a write whose reply was lost).
       if (!expired && !parsed->legacy && parsed->namespace_ == namespace_ && parsed->name == pod)
-        return;
+        return std::string(*value);
       const bool owner_gone =
           !parsed->legacy && !cluster_.pod_exists(parsed->namespace_, parsed->name);
       if (expired || owner_gone)
@@ -221,13 +228,12 @@ void NodeLocker::acquire(std::string_view node, std::string_view namespace_, std
       }
       live = true;
     }
+    std::string written = format_rfc3339(now_());
+    if (options_.owner_in_value)
+      written += "," + std::string(namespace_) + "," + std::string(pod);
     try {
-      cluster_.patch_node_annotations(
-          node,
-          {{std::string(kNodeLockAnnotation),
-            format_rfc3339(now_()) + "," + std::string(namespace_) + "," + std::string(pod)}},
-          current->resource_version());
-      return;
+      cluster_.patch_node_annotations(node, {{key, written}}, current->resource_version());
+      return written;
     } catch (const ClusterError& e) {
       if (e.kind() != ErrorKind::Conflict)
         throw;
@@ -237,13 +243,19 @@ void NodeLocker::acquire(std::string_view node, std::string_view namespace_, std
   throw NodeLockError(false, "failed to lock node " + std::string(node) + ": " + last_error);
 }
 
-bool NodeLocker::release(std::string_view node, std::string_view namespace_, std::string_view pod) {
+bool NodeLocker::release(std::string_view node, std::string_view namespace_, std::string_view pod,
+                         std::string_view written) {
+  const std::string& key = options_.annotation;
   for (int attempt = 0; attempt < options_.max_attempts; ++attempt) {
     const auto current = cluster_.node(node);
     if (!current)
       return false;
-    const auto value = current->annotation(kNodeLockAnnotation);
+    const auto value = current->annotation(key);
     if (!value)
+      return false;
+    // A lock without owner is this pod's only while it holds what this
+    // pod's bind wrote (HAMi's Cambricon release removed anyone's, X2).
+    if (!options_.owner_in_value && (written.empty() || *value != written))
       return false;
     const auto parsed = parse_lock(*value);
     // Never remove another pod's lock (HAMi issue #1433); legacy values carry
@@ -254,8 +266,7 @@ bool NodeLocker::release(std::string_view node, std::string_view namespace_, std
     if (!parsed)
       return false;
     try {
-      cluster_.patch_node_annotations(node, {{std::string(kNodeLockAnnotation), std::nullopt}},
-                                      current->resource_version());
+      cluster_.patch_node_annotations(node, {{key, std::nullopt}}, current->resource_version());
       return true;
     } catch (const ClusterError& e) {
       if (e.kind() != ErrorKind::Conflict)

@@ -16,6 +16,12 @@
 // backend's refreshed view, judging expiry and owner again, up to
 // `max_attempts` times.
 // A malformed value is an error, as in HAMi (fail closed).
+//
+// A vendor's own lock (ABI 1.2, HAMI_NODE_LOCK_OWN; HAMi's Cambricon
+// `cambricon.com/dsmlu.lock`) is the same machinery on another annotation
+// whose value is only the RFC 3339 time: it names no owner, so it is never
+// "ours already" or orphaned, and release removes it only while it still
+// holds the exact value this process wrote.
 #pragma once
 
 #include <chrono>
@@ -55,6 +61,10 @@ std::string go_duration(int64_t seconds);
 enum class NodeLockOutcome { acquired, contention, error };
 
 struct NodeLockOptions {
+  // The node annotation, and whether its value names the owner pod
+  // ("<time>,<namespace>,<name>") or is the time alone.
+  std::string annotation = std::string(kNodeLockAnnotation);
+  bool owner_in_value = true;
   int64_t expiry_seconds = 300;
   // Attempts of the conditional write when it loses a race with an
   // unrelated node update (HAMi: 5).
@@ -70,16 +80,22 @@ class NodeLocker {
 
   NodeLocker(ClusterState& cluster, Clock now, NodeLockOptions options = {});
 
+  // Returns the value written (or found, when the pod holds it already).
   // Throws NodeLockError; ClusterError NotFound when the node is unknown.
-  void lock(std::string_view node, std::string_view namespace_, std::string_view pod);
+  std::string lock(std::string_view node, std::string_view namespace_, std::string_view pod);
 
-  // Releases the lock if (and only if) this pod holds it. Never throws for a
-  // lock that is absent or owned by someone else; returns whether a lock
-  // was removed. ClusterError propagates for backend failures.
-  bool release(std::string_view node, std::string_view namespace_, std::string_view pod);
+  // Releases the lock if (and only if) this pod holds it: its owner names
+  // the pod, or, for a lock without owner, its value is `written` (what
+  // lock() returned; empty: never released). Never throws for a lock that
+  // is absent or someone else's; returns whether a lock was removed.
+  // ClusterError propagates for backend failures.
+  bool release(std::string_view node, std::string_view namespace_, std::string_view pod,
+               std::string_view written = {});
+
+  const NodeLockOptions& options() const { return options_; }
 
  private:
-  void acquire(std::string_view node, std::string_view namespace_, std::string_view pod);
+  std::string acquire(std::string_view node, std::string_view namespace_, std::string_view pod);
   std::mutex& node_mutex(std::string_view node);
 
   ClusterState& cluster_;

@@ -9,7 +9,9 @@
 #include "log/logger.hpp"
 #include "platform/cpus.hpp"
 #include "plugins/plugin_errors.hpp"
+#include "scheduling/device_holds.hpp"
 #include "scheduling/node_fit.hpp"
+#include "scheduling/placement_scores.hpp"
 #include "scheduling/pod_requests.hpp"
 #include "scheduling/scheduler_internal.hpp"
 #include "scheduling/scoring_weights.hpp"
@@ -38,6 +40,19 @@ Scheduler::Scheduler(cluster::ClusterState& cluster,
       // Helpers only where another CPU can run them: on a single usable CPU
       // they would take turns with the caller and add thread switches.
       pool_(options_.filter_workers.value_or(std::min<size_t>(3, platform::usable_cpus() - 1))) {
+  for (const host::DevicePluginHandle& device : devices_) {
+    const host::DeviceDescription& d = device.description();
+    if (!d.takes_own_lock()) {
+      own_lockers_.push_back(nullptr);
+      continue;
+    }
+    cluster::NodeLockOptions own = options_.node_lock;
+    own.annotation = d.own_lock_annotation;
+    own.owner_in_value = false;
+    own.expiry_seconds = d.own_lock_expiry_seconds;
+    own_lockers_.push_back(std::make_unique<cluster::NodeLocker>(
+        cluster_, [this] { return now(); }, own));
+  }
   cluster_.watch(*this);
   if (options_.initial_health_check)
     check_node_health();
@@ -134,6 +149,12 @@ std::vector<HostScore> Scheduler::prioritize(const k8s::PodModel& pod,
   const PolicyChoice policy = policies_.node_policy(view);
   if (policy.plugin == nullptr)
     return out;
+  // Vendors that score placements need the node's fit, as filter made it.
+  std::optional<PodContext> ctx;
+  if (scores_placements(devices_, requests)) {
+    std::string error;
+    ctx = pod_context(view, error);
+  }
   const std::string key = pod_key(view);
   const auto snapshot = ledger_.read();
   const PodCharge* own = snapshot->pod(key);
@@ -142,11 +163,33 @@ std::vector<HostScore> Scheduler::prioritize(const k8s::PodModel& pod,
     if (entry == nullptr || !entry->devices)
       continue;
     NodeUse usage = entry->use;
-    if (own != nullptr && own->on(h.host))
+    NodeHolds holds = entry->holds;
+    if (own != nullptr && own->on(h.host)) {
       subtract_charge(*entry->devices, usage, *own);
+      subtract_holds(*entry->devices, holds, *own);
+    }
     try {
-      const double score = policy.plugin->score_node(
-          policy.text, view, summarize_usage(*entry->devices, entry->healthy, usage));
+      hami_node_usage summary = summarize_usage(*entry->devices, entry->healthy, usage);
+      if (ctx) {
+        PodFitInput input;
+        input.pod = &view;
+        input.requests = &ctx->requests;
+        input.plugins = devices_;
+        input.weights = ctx->weights;
+        input.device_policy = ctx->device_policy.text;
+        input.device_plugin = ctx->device_policy.plugin;
+        const NodeFit fit = fit_node(input, *entry->devices, entry->healthy, usage, &holds);
+        std::string errors;
+        if (fit.fits) {
+          add_placement_scores(devices_, ctx->requests, view, policy.text, *entry->devices, usage,
+                               fit, summary, errors);
+        }
+        if (!errors.empty() && options_.logger) {
+          options_.logger->warn("vendor placement score failed",
+                                {{"node", h.host}, {"error", errors}});
+        }
+      }
+      const double score = policy.plugin->score_node(policy.text, view, summary);
       h.score = std::clamp<int64_t>(std::llround(score / 10.0), 0, 10);
     } catch (const host::PluginCallError&) {
       h.score = 0;

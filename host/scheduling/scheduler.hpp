@@ -245,6 +245,9 @@ class Scheduler final : private cluster::ClusterWatcher {
   SchedulerOptions options_;
   UsageLedger ledger_;
   cluster::NodeLocker locker_;
+  // Per vendor: the locker of its own node lock (HAMI_NODE_LOCK_OWN, ABI
+  // 1.2), or null.
+  std::vector<std::unique_ptr<cluster::NodeLocker>> own_lockers_;
   WorkPool pool_;
 };
 

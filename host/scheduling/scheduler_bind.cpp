@@ -131,6 +131,8 @@ std::string Scheduler::bind_devices(const cluster::PodRecord& pod, const PodCont
       filter_write = charge->write;
   }
   std::optional<PodWrite> written;
+  // Vendors' own node locks this attempt took: (vendor, value written).
+  std::vector<std::pair<size_t, std::string>> own_locked;
   // Whether the reservation may be dropped: false while a write of this
   // attempt may be stored and could not be taken back.
   bool settled = true;
@@ -151,6 +153,17 @@ std::string Scheduler::bind_devices(const cluster::PodRecord& pod, const PodCont
         take_back(*written);
       if (filter_write)
         take_back(*filter_write);
+      // Own locks in the reverse order of taking, then the shared one;
+      // each only while it holds what this attempt wrote.
+      for (auto it = own_locked.rbegin(); it != own_locked.rend(); ++it) {
+        try {
+          own_lockers_[it->first]->release(node, pod.namespace_, pod.name, it->second);
+        } catch (const std::exception& e) {
+          if (options_.logger)
+            options_.logger->warn("node lock release failed",
+                                  {{"node", std::string(node)}, {"error", e.what()}});
+        }
+      }
       if (locked) {
         try {
           locker_.release(node, pod.namespace_, pod.name);
@@ -191,6 +204,20 @@ std::string Scheduler::bind_devices(const cluster::PodRecord& pod, const PodCont
     if (e.maybe_stored())
       locked = true;
     return fail(e.what());
+  }
+  // Vendors' own locks (HAMI-HOST-15), in vendor order, after the shared
+  // one. An own lock whose write is of unknown outcome names no owner, so
+  // it cannot be told from another pod's: it is left to expire.
+  for (size_t v = 0; v < own_lockers_.size() && v < ctx.requests.vendor_used.size(); ++v) {
+    if (!own_lockers_[v] || !ctx.requests.vendor_used[v])
+      continue;
+    try {
+      own_locked.emplace_back(v, own_lockers_[v]->lock(node, pod.namespace_, pod.name));
+    } catch (const cluster::NodeLockError& e) {
+      return fail(e.what());
+    } catch (const cluster::ClusterError& e) {
+      return fail(e.what());
+    }
   }
 
   cluster::PodMetadataPatch patch;

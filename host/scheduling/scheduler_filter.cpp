@@ -10,6 +10,7 @@
 #include "plugins/plugin_errors.hpp"
 #include "scheduling/allocation.hpp"
 #include "scheduling/node_fit.hpp"
+#include "scheduling/placement_scores.hpp"
 #include "scheduling/quota_limits.hpp"
 #include "scheduling/scheduler.hpp"
 #include "scheduling/scheduler_internal.hpp"
@@ -179,8 +180,11 @@ FilterOutcome Scheduler::run_filter(const hami_pod_view& pod, std::vector<Candid
     input.device_policy = ctx->device_policy.text;
     input.device_plugin = ctx->device_policy.plugin;
     input.quota = quota ? &*quota : nullptr;
-    // Filtering needs only the verdict; a reservation re-fits with devices.
-    input.record_placements = false;
+    // Filtering needs only the verdict (a reservation re-fits with
+    // devices), unless a vendor scores where the pod would be placed.
+    const bool vendor_scores =
+        ctx->node_policy.plugin != nullptr && scores_placements(devices_, ctx->requests);
+    input.record_placements = vendor_scores;
     const std::vector<bool> all_healthy(devices_.size(), true);
     // All lookups first, in a tight loop: each is a few dependent cache
     // misses, and back to back the processor overlaps them; interleaved with
@@ -249,8 +253,17 @@ FilterOutcome Scheduler::run_filter(const hami_pod_view& pod, std::vector<Candid
         }
         double score = 0;
         if (ctx->node_policy.plugin != nullptr) {
-          score = ctx->node_policy.plugin->score_node(ctx->node_policy.text, pod,
-                                                      summarize_usage(*devices, healthy, *base));
+          hami_node_usage summary = summarize_usage(*devices, healthy, *base);
+          if (vendor_scores) {
+            std::string errors;
+            add_placement_scores(devices_, ctx->requests, pod, ctx->node_policy.text, *devices,
+                                 *base, fit, summary, errors);
+            if (!errors.empty() && options_.logger) {
+              options_.logger->warn("vendor placement score failed",
+                                    {{"node", cand.name}, {"error", errors}});
+            }
+          }
+          score = ctx->node_policy.plugin->score_node(ctx->node_policy.text, pod, summary);
         }
         part.fitting.push_back({i, score});
       } catch (const std::exception& e) {

@@ -169,3 +169,76 @@ TEST_F(NodeLock, ConcurrentLockersExactlyOneWins) {
 }
 
 }  // namespace
+
+// A vendor's own lock (ABI 1.2 HAMI_NODE_LOCK_OWN, HAMi's Cambricon lock):
+// another annotation, the time alone, 2 minutes.
+struct OwnNodeLock : NodeLock {
+  static NodeLockOptions own_options() {
+    NodeLockOptions o;
+    o.annotation = "cambricon.com/dsmlu.lock";
+    o.owner_in_value = false;
+    o.expiry_seconds = 120;
+    return o;
+  }
+  NodeLocker own{*state, [this] { return now; }, own_options()};
+
+  std::optional<std::string> own_value() const {
+    const auto v = state->node("n1")->annotation("cambricon.com/dsmlu.lock");
+    return v ? std::optional<std::string>(*v) : std::nullopt;
+  }
+  void set_own(const std::string& value) {
+    state->patch_node_annotations("n1", {{"cambricon.com/dsmlu.lock", value}}, std::nullopt);
+  }
+};
+
+TEST_F(OwnNodeLock, WritesTheTimeAloneAndLeavesTheSharedLockAlone) {
+  EXPECT_EQ(own.lock("n1", "ns", "owner"), "2025-06-15T15:06:40Z");
+  EXPECT_EQ(own_value(), "2025-06-15T15:06:40Z");
+  EXPECT_EQ(lock_value(), std::nullopt);
+}
+
+TEST_F(OwnNodeLock, ALockWithinTheExpiryIsContentionEvenForTheSamePod) {
+  own.lock("n1", "ns", "owner");
+  now += 119;
+  try {
+    own.lock("n1", "ns", "owner");
+    FAIL();
+  } catch (const NodeLockError& e) {
+    EXPECT_TRUE(e.contention());
+    EXPECT_STREQ(e.what(),
+                 "node n1 has been locked within 2m0s: node lock cambricon.com/dsmlu.lock "
+                 "contention");
+  }
+}
+
+TEST_F(OwnNodeLock, AnExpiredLockIsTakenOverAndAnOwnerValueIsInvalid) {
+  set_own(format_rfc3339(kNow - 121));
+  EXPECT_EQ(own.lock("n1", "ns", "other"), "2025-06-15T15:06:40Z");
+  set_own("2025-06-15T15:06:40Z,ns,owner");
+  try {
+    own.lock("n1", "ns", "other");
+    FAIL();
+  } catch (const NodeLockError& e) {
+    EXPECT_FALSE(e.contention());
+    EXPECT_STREQ(e.what(),
+                 "node n1 has an invalid lock annotation "
+                 "cambricon.com/dsmlu.lock=\"2025-06-15T15:06:40Z,ns,owner\"");
+  }
+}
+
+// HAMi's Cambricon release deleted the lock on any failed bind, also one
+// that failed because another pod held it (X2): here only the bind that
+// wrote a value removes it, and only while the node still holds it.
+TEST_F(OwnNodeLock, ReleaseRemovesOnlyTheValueThisBindWrote) {
+  const std::string written = own.lock("n1", "ns", "owner");
+  EXPECT_FALSE(own.release("n1", "ns", "other"));  // a bind that took nothing
+  EXPECT_FALSE(own.release("n1", "ns", "other", "2025-06-15T15:00:00Z"));
+  EXPECT_EQ(own_value(), written);
+  // Expired and taken over by another bind: no longer this bind's.
+  now += 121;
+  const std::string newer = own.lock("n1", "ns", "other");
+  EXPECT_FALSE(own.release("n1", "ns", "owner", written));
+  EXPECT_EQ(own_value(), newer);
+  EXPECT_TRUE(own.release("n1", "ns", "other", newer));
+  EXPECT_EQ(own_value(), std::nullopt);
+}

@@ -229,4 +229,14 @@ double node_score(std::string_view policy, int64_t used, int64_t count, int64_t 
   return policy == kBinpack ? scaled : 100.0 - scaled;
 }
 
+double node_score_with_vendor_terms(std::string_view policy, double base, double vendor,
+                                    double neutral) {
+  if (base < 0 || (vendor == 0 && neutral == 0))
+    return base;
+  constexpr double kScale = 100.0 / 30.0;  // HAMi's [0, 30] onto [0, 100]
+  constexpr double kNeutralWeight = 10000.0;
+  const double sign = trim_policy_word(policy) == kSpread ? -1.0 : 1.0;
+  return base + (sign * vendor + kNeutralWeight * neutral) * kScale;
+}
+
 }  // namespace hami::policies

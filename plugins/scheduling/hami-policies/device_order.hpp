@@ -63,4 +63,15 @@ uint32_t fit_flags(std::string_view policy);
 double node_score(std::string_view policy, int64_t used, int64_t count, int64_t used_cores,
                   int64_t total_cores, int64_t used_memory, int64_t total_memory);
 
+// The node score with the pod's vendor placement terms (ABI 1.2), in HAMi's
+// units: HAMi adds `vendor` to its default score and `neutral` × 10000
+// (negated under spread, which picks the lowest), then binpack keeps the
+// highest and spread the lowest. On node_score's scale, where the host
+// always prefers the higher score: binpack adds vendor × 100/30, spread
+// subtracts it, and both add neutral × 10000 × 100/30. Not clamped: the
+// terms may take it outside [0, 100]. Negative `base` (unknown policy) is
+// returned as it is.
+double node_score_with_vendor_terms(std::string_view policy, double base, double vendor,
+                                    double neutral);
+
 }  // namespace hami::policies

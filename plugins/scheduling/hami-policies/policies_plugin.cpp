@@ -63,7 +63,10 @@ class Policies final : public hami::SchedulingPolicy {
       throw hami::Error(HAMI_INVALID_ARGUMENT,
                         "unknown node policy \"" + std::string(policy) + "\"");
     }
-    return score;
+    // The wrapper hands over a full-size copy: members an older host does
+    // not send read as 0.
+    return hami::policies::node_score_with_vendor_terms(policy, score, node.vendor_score,
+                                                        node.vendor_neutral_score);
   }
 
   void order_devices(const hami_order_input& in, hami_order_output& out) override {
