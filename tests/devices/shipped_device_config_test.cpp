@@ -80,5 +80,36 @@ TEST(ShippedDeviceConfig, EveryIluvatarElementIsAnInstanceConfig) {
   EXPECT_EQ(words, (std::vector<std::string>{"MR-V100", "MR-V50", "BI-V150", "BI-V100"}));
 }
 
+TEST(ShippedDeviceConfig, CambriconAndVastaiSectionsMeanTheChartDefaults) {
+  const auto mlu = shipped().section_json("cambricon");
+  ASSERT_TRUE(mlu.has_value());
+  const DeviceUnderTest cambricon("cambricon", *mlu);
+  EXPECT_EQ(cambricon.plugin().description().count_resource, "cambricon.com/vmlu");
+  EXPECT_EQ(cambricon.plugin().description().memory_resource, "cambricon.com/mlu.smlu.vmemory");
+  const auto va = shipped().section_json("vastai");
+  ASSERT_TRUE(va.has_value());
+  const DeviceUnderTest vastai("vastai", *va);
+  EXPECT_EQ(vastai.plugin().description().count_resource, "vastaitech.com/va");
+}
+
+TEST(ShippedDeviceConfig, EveryAscendElementIsAnInstanceConfig) {
+  // HAMi's `vnpus.configs` list: each element, as an inline config, is
+  // accepted by ascend.so and names the chart's resources for its chip.
+  const YAML::Node list = YAML::LoadFile(HAMI_SHIPPED_DEVICE_CONFIG)["vnpus"]["configs"];
+  ASSERT_TRUE(list.IsSequence());
+  std::vector<std::string> words;
+  for (std::size_t i = 0; i < list.size(); ++i) {
+    const std::string json = config::yaml_to_json(list[i], "device-config.yaml", "vnpus");
+    const DeviceUnderTest dut("ascend", json);
+    const DeviceDescription& d = dut.plugin().description();
+    words.push_back(d.vendor);
+    EXPECT_EQ(d.count_resource, "huawei.com/" + d.vendor);
+    EXPECT_EQ(d.memory_resource, "huawei.com/" + d.vendor + "-memory");
+  }
+  EXPECT_EQ(words,
+            (std::vector<std::string>{"Ascend910A", "Ascend910B2", "Ascend910B3", "Ascend910B4-1",
+                                      "Ascend910B4", "Ascend310P", "Ascend910C"}));
+}
+
 }  // namespace
 }  // namespace hami::testing
