@@ -1,5 +1,10 @@
 // hami-scheduler: see app/scheduler_app.hpp for the command line.
+#include <iostream>
+#include <string>
+#include <vector>
+
 #include "app/scheduler_app.hpp"
+#include "ops/ops_command.hpp"
 
 #if defined(__GLIBC__)
 #include <malloc.h>
@@ -15,6 +20,14 @@ int main(int argc, char** argv) {
   // small part of a request's time, so sharing one arena costs little.
   mallopt(M_ARENA_MAX, 1);
 #endif
+  // `hami-scheduler explain|simulate|snapshot ...`: an operator command
+  // instead of the server.
+  if (argc > 1) {
+    if (const hami::ops::OpsCommand* command = hami::ops::find_ops_command(argv[1])) {
+      const std::vector<std::string> args(argv + 2, argv + argc);
+      return command->run(args, std::cout, std::cerr);
+    }
+  }
   hami::app::SchedulerApp app;
   return app.run_command_line(argc, argv);
 }
