@@ -43,7 +43,7 @@ class CommandLine : public ::testing::Test {
 TEST_F(CommandLine, Version) {
   const auto r = run({kBinary, "--version"});
   EXPECT_EQ(r.exit_code, 0);
-  EXPECT_EQ(r.out, std::string("hami-scheduler ") + HAMI_VERSION + " (plugin ABI 1.1)\n");
+  EXPECT_EQ(r.out, std::string("hami-scheduler ") + HAMI_VERSION + " (plugin ABI 1.2)\n");
 }
 
 TEST_F(CommandLine, Help) {
@@ -309,7 +309,7 @@ TEST_F(CommandLine, ListPlugins) {
   EXPECT_EQ(r.exit_code, 0) << r.err;
   EXPECT_EQ(r.out.rfind("NAME           KIND        PLUGIN         VERSION  ABI  FILE\n", 0), 0u)
       << r.out;
-  EXPECT_NE(r.out.find("nvidia         device      nvidia         1.0.0    1.1  " + kPluginDir +
+  EXPECT_NE(r.out.find("nvidia         device      nvidia         1.0.0    1.2  " + kPluginDir +
                        "/nvidia.so\n"),
             std::string::npos)
       << r.out;

@@ -200,7 +200,7 @@ TEST(PluginMetrics, LoadStatusAndAbiVersions) {
                                                      {"abi_version", "1.0"}}),
             1);
   EXPECT_EQ(p.value("hami_scheduler_plugin_loaded", {{"name", "broken"}}), 0);
-  EXPECT_EQ(p.value("hami_scheduler_host_abi_info", {{"abi_version", "1.1"}}), 1);
+  EXPECT_EQ(p.value("hami_scheduler_host_abi_info", {{"abi_version", "1.2"}}), 1);
 }
 
 }  // namespace

@@ -307,7 +307,7 @@ TEST(HostMetrics, WiresBuildPluginRequestSchedulerAndClusterMetrics) {
   EXPECT_EQ(parsed.find("hami_build_info")[0]->labels.count("zone"), 0u);
   for (const char* name : {"nvidia", "amd", "hami-policies"}) {
     EXPECT_EQ(
-        parsed.value("hami_scheduler_plugin_loaded", {{"name", name}, {"abi_version", "1.1"}}), 1)
+        parsed.value("hami_scheduler_plugin_loaded", {{"name", name}, {"abi_version", "1.2"}}), 1)
         << name;
   }
   EXPECT_EQ(parsed.value("hami_gpu_memory_limit_bytes", {{"node", "gpu-a"}, {"zone", "vGPU"}}),
