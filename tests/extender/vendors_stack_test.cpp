@@ -15,6 +15,8 @@
 #include "cluster/node_lock.hpp"
 #include "extender/extender_service.hpp"
 #include "extender/extender_stack.hpp"
+#include "k8s/pod.hpp"
+#include "scheduling/scheduler.hpp"
 
 namespace {
 
@@ -188,6 +190,113 @@ TEST_F(VendorsStack, AscendPodGetsItsTemplateAndRuntimeInfo) {
   EXPECT_EQ(annotation("demo-npu", "huawei.com/Ascend910B3"),
             R"([{"UUID":"NPU-910B3-7","temp":"vir05_1c_16g","memory":16384}])");
   EXPECT_TRUE(recent(std::stoll(annotation("demo-npu", "predicate-time"))));
+}
+
+// Ascend's placement term (score_placement, ABI 1.2) in the node score:
+// two 910B3 nodes, each with two free NPUs and the same usage; on npu-a they
+// are in different HCCS rings (NetworkID 0 and 1), on npu-b in one. HAMi's
+// ScoreNode gives max-per-ring / devices x 10: 5 and 10.
+std::string npu_node(const char* name, const char* busy_a, const char* busy_b) {
+  std::string reg = "[";
+  for (int i = 0; i < 8; ++i) {
+    reg += std::string(i ? "," : "") + R"({"id":")" + name + "-" + std::to_string(i) +
+           R"(","index":)" + std::to_string(i) +
+           R"(,"count":4,"devmem":65536,"devcore":20,"type":"Ascend910B3","health":true,)" +
+           R"("custominfo":{"NetworkID":)" + (i > 3 ? "1" : "0") + "}}";
+  }
+  reg += "]";
+  std::string busy;
+  std::string alloc;
+  for (int i = 0; i < 8; ++i) {
+    const std::string id = std::string(name) + "-" + std::to_string(i);
+    if (id == busy_a || id == busy_b)
+      continue;
+    alloc += id + ",Ascend910B3,65536,0:";
+  }
+  return std::string(R"(
+- kind: Node
+  metadata:
+    name: )") +
+         name + R"(
+    annotations:
+      hami.io/node-register-Ascend910B3: ')" +
+         reg + R"('
+      hami.io/node-handshake-Ascend910B3: "Reported_2025-06-15 15:00:00"
+      hami-vnpu-core: "false"
+  status:
+    allocatable: {huawei.com/Ascend910B3: "32"}
+- kind: Pod
+  metadata:
+    name: )" +
+         name + R"(-train
+    namespace: ml
+    uid: uid-)" +
+         name + R"(
+    annotations:
+      hami.io/vgpu-node: )" +
+         name + R"(
+      hami.io/bind-phase: success
+      hami.io/Ascend910B3-devices-allocated: ")" +
+         alloc + R"(;"
+  spec:
+    nodeName: )" +
+         name + R"(
+    containers:
+    - name: train
+      resources: {limits: {huawei.com/Ascend910B3: "6"}}
+  status: {phase: Running}
+)";
+}
+
+struct AscendPlacementScore : ::testing::Test {
+  host::HostServices services{[](int32_t, std::string_view, std::string_view) {},
+                              [] { return kNow; }};
+  host::PluginRegistry registry = host::PluginRegistry::load(
+      {HAMI_PLUGIN_DIR, true},
+      {{"ascend910b3", "ascend.so", HAMI_KIND_DEVICE, R"({"commonWord":"Ascend910B3"})"},
+       {"hami-policies", "hami-policies.so", HAMI_KIND_SCHEDULING, "{}"}},
+      services);
+  // npu-a: NPUs 3 (ring 0) and 4 (ring 1) free; npu-b: 6 and 7 (ring 1).
+  std::unique_ptr<cluster::FileClusterState> cluster = cluster::FileClusterState::from_text(
+      "kind: List\nitems:" + npu_node("npu-a", "npu-a-3", "npu-a-4") +
+          npu_node("npu-b", "npu-b-6", "npu-b-7"),
+      "npu.yaml");
+
+  std::vector<scheduling::HostScore> prioritize(const char* node_policy) {
+    scheduling::SchedulerOptions options;
+    options.clock = [] { return kNow; };
+    scheduling::Scheduler scheduler(*cluster, registry.devices(), registry.scheduling(), options);
+    const std::string text = std::string(R"({"metadata":{"name":"two-npus","namespace":"ml",)") +
+                             R"("uid":"u2","annotations":{"hami.io/node-scheduler-policy":")" +
+                             node_policy +
+                             R"("}},"spec":{"containers":[{"name":"c","resources":{"limits":)" +
+                             R"({"huawei.com/Ascend910B3":"2"}}}]}})";
+    rapidjson::Document doc;
+    doc.Parse(text.c_str());
+    const k8s::PodModel pod(doc);
+    const std::vector<std::string> names = {"npu-a", "npu-b"};
+    return scheduler.prioritize(pod, names);
+  }
+};
+
+TEST_F(AscendPlacementScore, BinpackPrefersTheNodeWhoseNpusShareARing) {
+  // Default score 31.25 on both (HAMi's 9.375 x 100/30); npu-b adds 10 x
+  // 100/30, npu-a 5 x 100/30: 64.6 and 47.9, i.e. 6 and 5.
+  const auto scores = prioritize("binpack");
+  ASSERT_EQ(scores.size(), 2u);
+  EXPECT_EQ(scores[0].host, "npu-a");
+  EXPECT_EQ(scores[0].score, 5);
+  EXPECT_EQ(scores[1].host, "npu-b");
+  EXPECT_EQ(scores[1].score, 6);
+}
+
+TEST_F(AscendPlacementScore, SpreadCountsTheRawTermAgainstTheNodeAsHamiDoes) {
+  // HAMi adds the term raw and spread keeps the lowest score (X10, kept):
+  // 68.75 - 33.3 and 68.75 - 16.7, i.e. 4 and 5.
+  const auto scores = prioritize("spread");
+  ASSERT_EQ(scores.size(), 2u);
+  EXPECT_EQ(scores[0].score, 5);
+  EXPECT_EQ(scores[1].score, 4);
 }
 
 }  // namespace

@@ -7,6 +7,7 @@
 #include <Poco/Base64Decoder.h>
 
 #include <filesystem>
+#include <functional>
 #include <memory>
 #include <sstream>
 #include <string>
@@ -40,9 +41,13 @@ inline json admission_review(const json& pod, const std::string& uid, const std:
 
 struct HostFixture : ::testing::Test {
   // Starts the host on the fake server's objects applied so far.
-  void start_host() {
+  // `adjust`, when given, changes the test config first (other plugins).
+  void start_host(const std::function<void(config::HostConfig&)>& adjust = {}) {
     kubeconfig = write_kubeconfig(dir.path(), fake.url());
-    host = std::make_unique<app::SchedulerHost>(host_config(kubeconfig), logger);
+    config::HostConfig config = host_config(kubeconfig);
+    if (adjust)
+      adjust(config);
+    host = std::make_unique<app::SchedulerHost>(config, logger);
     host->start();
   }
 

@@ -213,6 +213,24 @@ TEST(NodeScore, BinpackPrefersBusySpreadPrefersIdle) {
   EXPECT_LT(hami::policies::node_score("numa", 0, 1, 0, 1, 0, 1), 0);
 }
 
+// HAMi's OverrideScore (TestOverrideScore): node score = default score +
+// vendor term, policy-neutral terms x10000 and negated under spread, which
+// keeps the lowest; on node_score's scale (higher always preferred) that is
+// +/- term x 100/30 and +10000 x neutral x 100/30.
+TEST(NodeScore, VendorTermsAreAddedAsHamiOverrideScoreDoes) {
+  using hami::policies::node_score_with_vendor_terms;
+  EXPECT_EQ(node_score_with_vendor_terms("binpack", 20.0, 0, 0), 20.0);
+  EXPECT_NEAR(node_score_with_vendor_terms("binpack", 20.0, 3.0, 0), 30.0, 1e-9);
+  // HAMi spread prefers a lower default+term: a topology term counts
+  // against the node, as HAMi adds it raw (X10, kept).
+  EXPECT_NEAR(node_score_with_vendor_terms("spread", 80.0, 3.0, 0), 70.0, 1e-9);
+  EXPECT_NEAR(node_score_with_vendor_terms("binpack", 20.0, 0, 0.5), 20.0 + 5000.0 * 100 / 30,
+              1e-6);
+  EXPECT_NEAR(node_score_with_vendor_terms("spread", 80.0, 0, 0.5), 80.0 + 5000.0 * 100 / 30, 1e-6);
+  // An unknown policy stays an error (negative).
+  EXPECT_LT(node_score_with_vendor_terms("numa", -1, 3.0, 1.0), 0);
+}
+
 TEST(ScoringWeights, ParsesValidAnnotations) {
   const auto w = std::get<ScoringWeights>(parse_scoring_weights("slot=1,core=2,memory=3"));
   EXPECT_EQ(w.slot, 1);
