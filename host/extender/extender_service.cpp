@@ -6,6 +6,7 @@
 #include <vector>
 
 #include "extender/allocations_report.hpp"
+#include "extender/explain_route.hpp"
 #include "extender/extender_codec.hpp"
 #include "hami/plugin.hpp"
 #include "k8s/node.hpp"
@@ -382,6 +383,7 @@ void register_extender_routes(server::Router& router, scheduling::Scheduler& sch
   route("/schedule", &ExtenderService::filter_taking, true);
   route("/prioritize", &ExtenderService::prioritize_taking, true);
   route("/bind", &ExtenderService::bind_taking, false);
+  register_explain_route(router, scheduler, body_limit);
 }
 
 }  // namespace hami::extender

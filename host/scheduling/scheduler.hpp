@@ -60,6 +60,7 @@
 #include "k8s/pod.hpp"
 #include "plugins/device_plugin_handle.hpp"
 #include "plugins/scheduling_plugin_handle.hpp"
+#include "scheduling/explain.hpp"
 #include "scheduling/policy_choice.hpp"
 #include "scheduling/refit.hpp"
 #include "scheduling/usage_ledger.hpp"
@@ -155,6 +156,11 @@ class Scheduler final : private cluster::ClusterWatcher {
   // exclusive lock, recorded as a reservation while its annotation write is
   // in flight (as a bind's), never touching the node lock the pod holds.
   RefitOutcome refit(const RefitRequest& request);
+
+  // Why `pod` fits each of `node_names` (every node of the cluster when
+  // empty) or not, per node and device (explain.hpp, docs/explain.md):
+  // judged on the ledger as it is; never reserves, locks or writes.
+  Explanation explain(const k8s::PodModel& pod, std::span<const std::string> node_names = {}) const;
 
   // One registration/health pass over every node (HAMi's 15 s loop): runs
   // each vendor's node_health, writes the annotations it asks for, marks

@@ -1,0 +1,34 @@
+// Whether a node lock would keep a pod's bind off a node now, judged
+// read-only the way cluster::NodeLocker judges it before taking the lock:
+// an absent, expired or malformed-free lock of the pod itself, or one whose
+// owner pod is gone, does not; any other does.
+#pragma once
+
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <string_view>
+
+#include "cluster/cluster_state.hpp"
+#include "cluster/node_lock.hpp"
+#include "k8s/node.hpp"
+
+namespace hami::scheduling {
+
+struct HeldLock {
+  // What bind would answer: HAMi's contention text ("node n has been locked
+  // within 5m0s: node lock contention"), or the invalid-annotation error.
+  std::string reason;
+  // In words: "node locked by ml/train-0 since 2025-06-15T15:06:40Z".
+  std::string detail;
+};
+
+// The lock of `options` (annotation, owner in the value or not, expiry) on
+// `node` as it keeps pod `namespace_/name` out at Unix time `now`; nullopt
+// when it does not.
+std::optional<HeldLock> held_lock(const k8s::NodeModel& node,
+                                  const cluster::NodeLockOptions& options,
+                                  const cluster::ClusterState& cluster, std::string_view namespace_,
+                                  std::string_view name, int64_t now);
+
+}  // namespace hami::scheduling
