@@ -1,0 +1,352 @@
+#include "ops/simulate_run.hpp"
+
+#include <rapidjson/document.h>
+
+#include <algorithm>
+#include <memory>
+#include <utility>
+
+#include "cluster/node_lock.hpp"
+#include "k8s/pod.hpp"
+#include "ops/simulate_admission.hpp"
+#include "scheduling/admission_view.hpp"
+#include "scheduling/allocation.hpp"
+
+namespace hami::ops {
+
+namespace {
+
+// The codes of one node's reason: HAMi's "<n>/<m> <Code>" entries, else
+// the whole text.
+std::vector<std::string> reason_codes(std::string_view reason) {
+  std::vector<std::string> codes;
+  const auto digits = [](std::string_view s) {
+    return !s.empty() &&
+           std::all_of(s.begin(), s.end(), [](char c) { return c >= '0' && c <= '9'; });
+  };
+  size_t start = 0;
+  while (start < reason.size()) {
+    size_t end = reason.find(", ", start);
+    if (end == std::string_view::npos)
+      end = reason.size();
+    const std::string_view entry = reason.substr(start, end - start);
+    const size_t space = entry.find(' ');
+    const size_t slash = entry.find('/');
+    if (space != std::string_view::npos && slash != std::string_view::npos && slash < space &&
+        digits(entry.substr(0, slash)) && digits(entry.substr(slash + 1, space - slash - 1)) &&
+        space + 1 < entry.size()) {
+      codes.emplace_back(entry.substr(space + 1));
+    }
+    start = end + 2;
+  }
+  if (codes.empty())
+    codes.emplace_back(reason);
+  return codes;
+}
+
+// The code most nodes gave (ties: the first in byte order), and a line
+// with every code's node count.
+std::pair<std::string, std::string> dominant_reason(const scheduling::FilterOutcome& outcome) {
+  std::map<std::string, size_t> counts;
+  for (const auto* reasons : {&outcome.failed, &outcome.unresolvable}) {
+    for (const auto& [node, reason] : *reasons) {
+      for (std::string& code : reason_codes(reason))
+        ++counts[std::move(code)];
+    }
+  }
+  std::string best;
+  size_t best_count = 0;
+  std::string detail;
+  for (const auto& [code, count] : counts) {
+    if (count > best_count) {
+      best = code;
+      best_count = count;
+    }
+    detail += (detail.empty() ? "" : ", ") + std::to_string(count) + " " + code;
+  }
+  if (best.empty())
+    return {"NoNode", "no node to filter"};
+  return {best, "nodes: " + detail};
+}
+
+// What HAMi's device plugin leaves once it served every container: the
+// segments' separators only.
+std::string erased_segments(std::string_view value) {
+  std::string out;
+  for (char c : value) {
+    if (c == ';')
+      out += c;
+  }
+  return out;
+}
+
+// The node-side device plugin after a successful bind (see simulate_run.hpp).
+void finish_bind(cluster::ClusterState& cluster, std::span<const host::DevicePluginHandle> devices,
+                 const cluster::PodRecord& pod, const std::string& node) {
+  cluster::PodMetadataPatch patch;
+  patch.annotations.push_back(
+      {std::string(scheduling::kBindPhaseAnnotation), std::string("success")});
+  for (const auto& d : devices) {
+    const std::string& key = d.description().to_allocate_annotation;
+    if (key.empty())
+      continue;
+    if (const auto value = pod.annotation(key))
+      patch.annotations.push_back({key, erased_segments(*value)});
+  }
+  cluster.patch_pod_metadata(pod.namespace_, pod.name, patch, pod.uid);
+  const auto model = cluster.node(node);
+  if (!model)
+    return;
+  std::vector<cluster::MetadataWrite> releases;
+  const std::string owner = "," + pod.namespace_ + "," + pod.name;
+  if (const auto lock = model->annotation(cluster::kNodeLockAnnotation);
+      lock && lock->ends_with(owner)) {
+    releases.push_back({std::string(cluster::kNodeLockAnnotation), std::nullopt});
+  }
+  for (const auto& d : devices) {
+    const auto& description = d.description();
+    if (description.takes_own_lock() && !description.own_lock_annotation.empty() &&
+        model->annotation(description.own_lock_annotation)) {
+      releases.push_back({description.own_lock_annotation, std::nullopt});
+    }
+  }
+  if (!releases.empty())
+    cluster.patch_node_annotations(node, releases, model->resource_version());
+}
+
+void summarize(const scheduling::Scheduler& scheduler, std::vector<int64_t> placed_memory,
+               PairResult& result) {
+  int64_t used_memory = 0, memory = 0, used_cores = 0, cores = 0;
+  struct Free {
+    int64_t memory;
+    bool slot;
+  };
+  std::vector<Free> free;
+  {
+    const auto snapshot = scheduler.ledger().read();
+    for (const auto& [name, entry] : snapshot->nodes()) {
+      if (!entry.devices)
+        continue;
+      const auto& vendors = entry.devices->vendors();
+      for (size_t v = 0; v < vendors.size(); ++v) {
+        for (size_t k = 0; k < vendors[v].size(); ++k) {
+          const hami_device& r = vendors[v].abi[k];
+          const scheduling::DeviceUse use = v < entry.use.size() && k < entry.use[v].size()
+                                                ? entry.use[v][k]
+                                                : scheduling::DeviceUse{};
+          const bool healthy = (r.flags & HAMI_DEVICE_HEALTHY) != 0 &&
+                               (v >= entry.healthy.size() || entry.healthy[v]);
+          ++result.devices;
+          if (use.used > 0) {
+            ++result.devices_used;
+            used_memory += use.memory_mib;
+            memory += r.memory_mib;
+            used_cores += use.cores;
+            cores += r.cores;
+          } else if (healthy) {
+            ++result.devices_free;
+          }
+          if (healthy) {
+            free.push_back(
+                {std::max<int64_t>(0, r.memory_mib - use.memory_mib), use.used < r.count});
+          }
+        }
+      }
+    }
+  }
+  result.memory_utilisation =
+      memory > 0 ? static_cast<double>(used_memory) / static_cast<double>(memory) : 0;
+  result.core_utilisation =
+      cores > 0 ? static_cast<double>(used_cores) / static_cast<double>(cores) : 0;
+  if (!placed_memory.empty()) {
+    const size_t mid = placed_memory.size() / 2;
+    std::nth_element(placed_memory.begin(),
+                     placed_memory.begin() + static_cast<std::ptrdiff_t>(mid), placed_memory.end());
+    result.median_request_mib = placed_memory[mid];
+  }
+  int64_t total_free = 0, small_free = 0;
+  for (const Free& f : free) {
+    total_free += f.memory;
+    if (!f.slot || f.memory < result.median_request_mib)
+      small_free += f.memory;
+  }
+  result.fragmentation = result.median_request_mib > 0 && total_free > 0
+                             ? static_cast<double>(small_free) / static_cast<double>(total_free)
+                             : 0;
+}
+
+class PairRun {
+ public:
+  PairRun(OpsContext& ctx, const PolicyPair& policies, bool trace)
+      : ctx_(ctx),
+        cluster_(ctx.copy_cluster()),
+        scheduler_(ctx.make_scheduler(*cluster_, policies, true)),
+        view_(scheduler_->ledger(), *cluster_, ctx.plugins().devices()),
+        admission_(ctx.plugins().devices(), ctx.plugins().admission(), &view_,
+                   ctx.config().scheduler.name),
+        trace_(trace) {
+    result_.policies = policies;
+    for (const auto& node : cluster_->nodes())
+      nodes_.emplace_back(node->name());
+  }
+
+  void place(const WorkloadPod& pod) {
+    TraceEntry entry;
+    entry.pod = pod.namespace_ + "/" + pod.name;
+    run(pod, entry);
+    switch (entry.outcome) {
+      case TraceEntry::Outcome::placed:
+        ++result_.placed;
+        break;
+      case TraceEntry::Outcome::unplaced:
+        ++result_.unplaced;
+        ++result_.reasons[entry.reason];
+        break;
+      default:
+        ++result_.skipped;
+    }
+    if (trace_)
+      result_.trace.push_back(std::move(entry));
+  }
+
+  PairResult finish() {
+    summarize(*scheduler_, std::move(placed_memory_), result_);
+    return std::move(result_);
+  }
+
+ private:
+  static void unplaced(TraceEntry& entry, std::string reason, std::string detail) {
+    entry.outcome = TraceEntry::Outcome::unplaced;
+    entry.reason = std::move(reason);
+    entry.detail = std::move(detail);
+  }
+
+  void run(const WorkloadPod& pod, TraceEntry& entry) {
+    const AdmittedPod admitted = admission_.admit(pod.json, pod.namespace_);
+    if (admitted.verdict != AdmittedPod::Verdict::allowed) {
+      unplaced(
+          entry,
+          admitted.verdict == AdmittedPod::Verdict::denied ? "AdmissionDenied" : "AdmissionError",
+          admitted.message);
+      return;
+    }
+    rapidjson::Document doc;
+    doc.Parse(admitted.json.data(), admitted.json.size());
+    const k8s::PodModel model(doc);
+    const hami_str scheduler_name = model.view().scheduler_name;
+    if (std::string_view(scheduler_name.ptr, scheduler_name.len) != ctx_.config().scheduler.name) {
+      entry.detail = "left to its scheduler by the webhook";
+      return;
+    }
+    cluster_->upsert(doc, "workload");
+    const auto stored = cluster_->pod(pod.namespace_, pod.name);
+    if (!stored || !stored->model) {
+      unplaced(entry, "FilterError", "the pod was not stored");
+      return;
+    }
+    const scheduling::FilterOutcome outcome = scheduler_->filter(*stored->model, nodes_);
+    if (!outcome.error.empty()) {
+      unplaced(entry, "FilterError", outcome.error);
+      return;
+    }
+    if (outcome.passthrough) {
+      entry.detail = "asks for no device this scheduler manages";
+      return;
+    }
+    if (outcome.fit.empty()) {
+      auto [reason, detail] = dominant_reason(outcome);
+      unplaced(entry, std::move(reason), std::move(detail));
+      return;
+    }
+    std::vector<std::string> fitting;
+    fitting.reserve(outcome.fit.size());
+    for (size_t i : outcome.fit)
+      fitting.push_back(nodes_[i]);
+    const auto scores = scheduler_->prioritize(*stored->model, fitting);
+    size_t best = 0;
+    for (size_t i = 1; i < scores.size(); ++i) {
+      if (scores[i].score > scores[best].score)
+        best = i;
+    }
+    const std::string node = scores.empty() ? fitting.front() : scores[best].host;
+    if (const std::string error = scheduler_->bind(pod.namespace_, pod.name, stored->uid, node);
+        !error.empty()) {
+      unplaced(entry, "BindFailed", error);
+      return;
+    }
+    entry.outcome = TraceEntry::Outcome::placed;
+    entry.node = node;
+    entry.score = scores.empty() ? 0 : scores[best].score;
+    {
+      const auto snapshot = scheduler_->ledger().read();
+      if (const scheduling::PodCharge* charge = snapshot->pod(stored->uid)) {
+        for (const auto& d : charge->devices) {
+          placed_memory_.push_back(d.memory_mib);
+          if (trace_) {
+            entry.devices.push_back(
+                {ctx_.plugins().devices()[d.vendor].name(), d.device_id, d.memory_mib, d.cores});
+          }
+        }
+      }
+    }
+    if (const auto bound = cluster_->pod(pod.namespace_, pod.name))
+      finish_bind(*cluster_, ctx_.plugins().devices(), *bound, node);
+  }
+
+  OpsContext& ctx_;
+  std::unique_ptr<cluster::FileClusterState> cluster_;
+  std::unique_ptr<scheduling::Scheduler> scheduler_;
+  scheduling::LedgerAdmissionView view_;
+  SimulatedAdmission admission_;
+  bool trace_;
+  std::vector<std::string> nodes_;
+  std::vector<int64_t> placed_memory_;
+  PairResult result_;
+};
+
+}  // namespace
+
+std::vector<PolicyPair> parse_policy_pairs(std::string_view text) {
+  std::vector<PolicyPair> pairs;
+  size_t start = 0;
+  while (start <= text.size()) {
+    size_t end = text.find(',', start);
+    if (end == std::string_view::npos)
+      end = text.size();
+    const std::string_view item = text.substr(start, end - start);
+    const size_t slash = item.find('/');
+    if (slash == std::string_view::npos || slash == 0 || slash + 1 == item.size() ||
+        item.find('/', slash + 1) != std::string_view::npos) {
+      throw UsageError("--policies: expected NODE/GPU[,NODE/GPU...], got \"" + std::string(item) +
+                       "\"");
+    }
+    pairs.push_back({std::string(item.substr(0, slash)), std::string(item.substr(slash + 1))});
+    start = end + 1;
+  }
+  return pairs;
+}
+
+SimulationResult simulate(OpsContext& ctx, std::span<const WorkloadPod> workload,
+                          const SimulateOptions& options) {
+  std::vector<PolicyPair> pairs = options.pairs;
+  if (pairs.empty())
+    pairs.push_back(ctx.default_policies());
+  for (const PolicyPair& p : pairs) {
+    if (ctx.plugins().scheduling_for(p.node, true) == nullptr)
+      throw OpsError("node policy \"" + p.node + "\": no scheduling plugin declares it");
+    if (ctx.plugins().scheduling_for(p.gpu, false) == nullptr)
+      throw OpsError("GPU policy \"" + p.gpu + "\": no scheduling plugin declares it");
+  }
+  SimulationResult result;
+  result.pods = workload.size();
+  result.nodes = ctx.cluster().nodes().size();
+  for (const PolicyPair& p : pairs) {
+    PairRun run(ctx, p, options.trace);
+    for (const WorkloadPod& pod : workload)
+      run.place(pod);
+    result.pairs.push_back(run.finish());
+  }
+  return result;
+}
+
+}  // namespace hami::ops
