@@ -20,7 +20,7 @@ namespace hami::extender {
 
 // The Pod of an /explain body. Throws std::invalid_argument with the reason
 // ("invalid JSON at offset 1: …", "the body is not a Pod object", the pod
-// model's "/spec/containers: must be an array").
+// model's "/spec/containers: expected an array, got an object").
 k8s::PodModel decode_explain_pod(std::string_view body);
 
 struct ExplainReply {

@@ -302,6 +302,7 @@ Explanation Scheduler::explain(const k8s::PodModel& pod,
     return out;
   }
 
+  std::vector<NodeExplanation> all;
   std::vector<NodeExplanation> fitting;
   std::vector<NodeExplanation> misfits;
   {
@@ -341,17 +342,17 @@ Explanation Scheduler::explain(const k8s::PodModel& pod,
       }
     }
     const int64_t now_seconds = now();
-    FitScratch scratch;
-    for (const std::string& name : names) {
-      NodeExplanation n;
+    // Serially, on the calling thread: most of the time is the vendors'
+    // fit calls, which a vendor without HAMI_FLAG_CONCURRENT_SAFE runs one
+    // at a time anyway.
+    const auto evaluate = [&](const std::string& name, NodeExplanation& n, FitScratch& scratch) {
       n.name = name;
       const NodeEntry* entry = snapshot->node(name);
       if (entry == nullptr || !entry->devices || !entry->devices->registered()) {
         n.reason = std::string(kNodeUnregistered);
         n.detail = "no GPU registered";
         n.category = "no GPU registered";
-        misfits.push_back(std::move(n));
-        continue;
+        return;
       }
       const NodeDevices& devices = *entry->devices;
       NodeUse usage = entry->use;
@@ -366,8 +367,7 @@ Explanation Scheduler::explain(const k8s::PodModel& pod,
         if (!fit.fits) {
           n.reason = fit.reason;
           describe_misfit(n, ctx->requests, devices_, devices, entry->healthy);
-          misfits.push_back(std::move(n));
-          continue;
+          return;
         }
         std::optional<HeldLock> held;
         if (const auto node = cluster_.node(name)) {
@@ -381,8 +381,7 @@ Explanation Scheduler::explain(const k8s::PodModel& pod,
           n.reason = std::move(held->reason);
           n.detail = std::move(held->detail);
           n.category = "locked";
-          misfits.push_back(std::move(n));
-          continue;
+          return;
         }
         for (const auto& container : fit.containers) {
           for (const Placement& p : container) {
@@ -402,17 +401,21 @@ Explanation Scheduler::explain(const k8s::PodModel& pod,
               ctx->node_policy.plugin->score_node(ctx->node_policy.text, view, summary);
           n.score = std::clamp<int64_t>(std::llround(n.policy_score / 10.0), 0, 10);
         }
-        fitting.push_back(std::move(n));
       } catch (const std::exception& e) {
         n.fits = false;
         n.chosen.clear();
         n.reason = e.what();
         n.detail = e.what();
         n.category = "plugin error";
-        misfits.push_back(std::move(n));
       }
-    }
+    };
+    FitScratch scratch;
+    all.resize(names.size());
+    for (size_t i = 0; i < names.size(); ++i)
+      evaluate(names[i], all[i], scratch);
   }
+  for (NodeExplanation& n : all)
+    (n.fits ? fitting : misfits).push_back(std::move(n));
   std::stable_sort(fitting.begin(), fitting.end(),
                    [](const NodeExplanation& a, const NodeExplanation& b) {
                      return a.policy_score > b.policy_score;

@@ -86,6 +86,7 @@ const std::vector<Route> kExtenderRoutes = {
     {"POST", "/prioritize", "{}", 400},
     {"POST", "/bind", R"({"PodName":"ghost","PodNamespace":"ml","Node":"cpu-0"})", 200},
     {"GET", "/allocations", "", 200},
+    {"POST", "/explain", R"({"kind":"Pod"})", 200},
 };
 const std::vector<Route> kWebhookRoutes = {
     {"POST", "/mutate-pod", "{}", 400},
