@@ -114,8 +114,10 @@ std::string device_detail(const host::DeviceDescription& vendor, const hami_pod_
       return "needs " + std::to_string(cores) + " % cores, " + std::to_string(free_cores) +
              " % free";
     }
-    return "needs " + plural(cores, "compute unit", "compute units") + ", " +
-           std::to_string(free_cores) + " free";
+    // The vendor turns the request into compute units by its own rules:
+    // the request as written, beside the device's units.
+    return "cores: asks " + std::to_string(request.cores) + ", " + std::to_string(free_cores) +
+           " of " + std::to_string(device.cores) + " compute units free";
   };
   const std::string type(to_sv(device.type));
   const std::string id(to_sv(device.id));

@@ -17,7 +17,8 @@ namespace hami::scheduling {
 
 // What one device of `vendor` lacks, or has, for one device of `request`:
 //   CardInsufficientMemory  "needs 8000 MiB, 6000 MiB free"
-//   CardInsufficientCore    "needs 30 % cores, 20 % free"
+//   CardInsufficientCore    "needs 30 % cores, 20 % free" (percent vendors),
+//                           "cores: asks 100, 152 of 304 compute units free"
 //   ExclusiveDeviceAllocateConflict
 //                           "exclusive: 1 pod already on it"
 //   CardTimeSlicingExhausted "all 10 slots taken"
