@@ -315,12 +315,17 @@ std::vector<PolicyPair> parse_policy_pairs(std::string_view text) {
       end = text.size();
     const std::string_view item = text.substr(start, end - start);
     const size_t slash = item.find('/');
-    if (slash == std::string_view::npos || slash == 0 || slash + 1 == item.size() ||
-        item.find('/', slash + 1) != std::string_view::npos) {
+    if (slash == std::string_view::npos && !pairs.empty() && !item.empty()) {
+      // A word without a node part continues the previous GPU policy chain
+      // ("spread/numa,binpack").
+      pairs.back().gpu += "," + std::string(item);
+    } else if (slash == std::string_view::npos || slash == 0 || slash + 1 == item.size() ||
+               item.find('/', slash + 1) != std::string_view::npos) {
       throw UsageError("--policies: expected NODE/GPU[,NODE/GPU...], got \"" + std::string(item) +
                        "\"");
+    } else {
+      pairs.push_back({std::string(item.substr(0, slash)), std::string(item.substr(slash + 1))});
     }
-    pairs.push_back({std::string(item.substr(0, slash)), std::string(item.substr(slash + 1))});
     start = end + 1;
   }
   return pairs;

@@ -92,7 +92,9 @@ struct SimulationResult {
 SimulationResult simulate(OpsContext& ctx, std::span<const WorkloadPod> workload,
                           const SimulateOptions& options);
 
-// "binpack/spread,spread/binpack" → pairs. Throws UsageError.
+// "binpack/spread,spread/binpack" → pairs. A comma word without '/'
+// continues the previous pair's GPU policy chain: "spread/numa,binpack" is
+// one pair, GPU policy "numa,binpack". Throws UsageError.
 std::vector<PolicyPair> parse_policy_pairs(std::string_view text);
 
 }  // namespace hami::ops

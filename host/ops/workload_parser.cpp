@@ -132,8 +132,7 @@ class Expander {
     try {
       const k8s::PodModel model(pod);
     } catch (const k8s::ObjectError& e) {
-      fail(what, "pod " + ns + "/" + name + ": " + e.pointer() + (e.pointer().empty() ? "" : ": ") +
-                     e.what());
+      fail(what, "pod " + ns + "/" + name + ": " + e.what());
     }
     rapidjson::StringBuffer buffer;
     rapidjson::Writer<rapidjson::StringBuffer> writer(buffer);

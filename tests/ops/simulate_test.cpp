@@ -1,0 +1,135 @@
+// simulate end to end on the demo clusters: the text table, the JSON and
+// the trace, exactly (tests/ops/data/*.expected), and its errors.
+#include <gtest/gtest.h>
+
+#include <fstream>
+#include <sstream>
+
+#include "ops/simulate_run.hpp"
+#include "ops_test_support.hpp"
+
+namespace hami::ops {
+namespace {
+
+using test::data_path;
+using test::demo_args;
+using test::run_command;
+
+std::string read_file(const std::string& path) {
+  std::ifstream in(path, std::ios::binary);
+  std::ostringstream text;
+  text << in.rdbuf();
+  return text.str();
+}
+
+std::vector<std::string> with(std::vector<std::string> args, std::vector<std::string> more) {
+  args.insert(args.end(), more.begin(), more.end());
+  return args;
+}
+
+TEST(Simulate, DemoClusterTwoPairsTextWithTrace) {
+  const auto run =
+      run_command("simulate", with(demo_args("dev", "demo-cluster"),
+                                   {"--workload", data_path("demo-workload.yaml"), "--policies",
+                                    "binpack/spread,spread/binpack", "--trace"}));
+  EXPECT_EQ(run.err, "");
+  EXPECT_EQ(run.code, 0);
+  EXPECT_EQ(run.out, read_file(data_path("demo-simulate.txt.expected")));
+}
+
+TEST(Simulate, DemoClusterJson) {
+  const auto run =
+      run_command("simulate", with(demo_args("dev", "demo-cluster"),
+                                   {"--workload", data_path("demo-workload.yaml"), "--policies",
+                                    "binpack/spread,spread/binpack", "--output", "json"}));
+  EXPECT_EQ(run.err, "");
+  EXPECT_EQ(run.code, 0);
+  EXPECT_EQ(run.out, read_file(data_path("demo-simulate.json.expected")));
+}
+
+TEST(Simulate, DemoClusterJsonTraceOfTheDefaultPair) {
+  const auto run = run_command("simulate", with(demo_args("dev", "demo-cluster"),
+                                                {"--workload", data_path("demo-workload.yaml"),
+                                                 "--output=json", "--trace"}));
+  EXPECT_EQ(run.code, 0);
+  EXPECT_EQ(run.out, read_file(data_path("demo-simulate-trace.json.expected")));
+}
+
+// Cambricon takes its own node lock (ABI 1.2): three MLU pods in a row on
+// one node are placed only because each emulated device plugin released it.
+TEST(Simulate, VendorsClusterOwnNodeLockIsReleasedBetweenBinds) {
+  const auto run = run_command("simulate", with(demo_args("vendors", "vendors-cluster"),
+                                                {"--workload", data_path("vendors-workload.yaml"),
+                                                 "--policies", "binpack/binpack", "--trace"}));
+  EXPECT_EQ(run.err, "");
+  EXPECT_EQ(run.code, 0);
+  EXPECT_EQ(run.out, read_file(data_path("vendors-simulate.txt.expected")));
+}
+
+TEST(Simulate, RunsAreRepeatableAndIndependentPerPair) {
+  // The same pair twice gives the same column: each pair starts from a
+  // fresh copy of the cluster.
+  const auto run =
+      run_command("simulate", with(demo_args("dev", "demo-cluster"),
+                                   {"--workload", data_path("demo-workload.yaml"), "--policies",
+                                    "binpack/spread,binpack/spread", "--output", "json"}));
+  ASSERT_EQ(run.code, 0);
+  const size_t second = run.out.find("{\"nodePolicy\"", run.out.find("{\"nodePolicy\"") + 1);
+  ASSERT_NE(second, std::string::npos);
+  const std::string first_pair =
+      run.out.substr(run.out.find("{\"nodePolicy\""), second - run.out.find("{\"nodePolicy\""));
+  EXPECT_EQ(first_pair.substr(0, first_pair.size() - 1),
+            run.out.substr(second, first_pair.size() - 1));
+}
+
+TEST(Simulate, UsageErrors) {
+  auto run = run_command("simulate", demo_args("dev", "demo-cluster"));
+  EXPECT_EQ(run.code, 2);
+  EXPECT_EQ(run.err.substr(0, run.err.find('\n')), "simulate: --workload FILE is required");
+  run = run_command("simulate", with(demo_args("dev", "demo-cluster"),
+                                     {"--workload", "w", "--policies", "binpack"}));
+  EXPECT_EQ(run.code, 2);
+  EXPECT_EQ(run.err.substr(0, run.err.find('\n')),
+            "simulate: --policies: expected NODE/GPU[,NODE/GPU...], got \"binpack\"");
+  run = run_command(
+      "simulate", with(demo_args("dev", "demo-cluster"), {"--workload", "w", "--output", "yaml"}));
+  EXPECT_EQ(run.code, 2);
+  EXPECT_EQ(run.err.substr(0, run.err.find('\n')),
+            "simulate: --output: expected text or json, got \"yaml\"");
+  run = run_command("simulate", {"--workload"});
+  EXPECT_EQ(run.code, 2);
+  EXPECT_EQ(run.err.substr(0, run.err.find('\n')), "simulate: --workload: a value is needed");
+  run = run_command("simulate", {"--config", "a", "--config=b", "--workload", "w"});
+  EXPECT_EQ(run.code, 2);
+  EXPECT_EQ(run.err.substr(0, run.err.find('\n')), "simulate: --config: given twice");
+}
+
+TEST(Simulate, Failures) {
+  auto run = run_command("simulate", with(demo_args("dev", "demo-cluster"),
+                                          {"--workload", data_path("missing.yaml")}));
+  EXPECT_EQ(run.code, 1);
+  EXPECT_EQ(run.err, "simulate: " + data_path("missing.yaml") + ": cannot open the workload\n");
+  run = run_command(
+      "simulate", with(demo_args("dev", "demo-cluster"),
+                       {"--workload", data_path("demo-workload.yaml"), "--policies", "x/spread"}));
+  EXPECT_EQ(run.code, 1);
+  EXPECT_EQ(run.err, "simulate: node policy \"x\": no scheduling plugin declares it\n");
+  run = run_command(
+      "simulate", with(demo_args("dev", "demo-cluster"),
+                       {"--workload", data_path("demo-workload.yaml"), "--policies", "spread/y"}));
+  EXPECT_EQ(run.code, 1);
+  EXPECT_EQ(run.err, "simulate: GPU policy \"y\": no scheduling plugin declares it\n");
+}
+
+TEST(Simulate, PolicyPairs) {
+  const auto pairs = parse_policy_pairs("binpack/spread,spread/numa,binpack");
+  ASSERT_EQ(pairs.size(), 2u);
+  EXPECT_EQ(pairs[1].node, "spread");
+  EXPECT_EQ(pairs[1].gpu, "numa,binpack");  // a device policy chain keeps its commas
+  EXPECT_THROW(parse_policy_pairs("binpack"), UsageError);
+  EXPECT_THROW(parse_policy_pairs("binpack/spread,"), UsageError);
+  EXPECT_THROW(parse_policy_pairs("a/b/c"), UsageError);
+}
+
+}  // namespace
+}  // namespace hami::ops
