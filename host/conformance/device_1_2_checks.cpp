@@ -5,6 +5,7 @@
 // refuses a NULL input with a status rather than a crash.
 #include <cmath>
 #include <cstddef>
+#include <optional>
 #include <string>
 
 #include "conformance/check_context.hpp"
@@ -95,30 +96,13 @@ void check_score_placement(const hami_device_vtable& vt, hami_instance* instance
 }
 
 void device_abi_1_2(const PluginUnderTest& p, CheckContext& c) {
-  if (p.info().abi_minor < 2) {
-    c.skip("reports ABI " + std::to_string(p.info().abi_major) + "." +
-           std::to_string(p.info().abi_minor) + ": the 1.2 members read as their defaults");
-    return;
-  }
-  const hami_device_vtable& vt = p.vtable<hami_device_vtable>();
-  if (!c.expect(vt.struct_size >= offsetof(hami_device_vtable, decode_allocation) + sizeof(void*) &&
-                    vt.create != nullptr && vt.destroy != nullptr && vt.describe != nullptr,
-                "the device vtable is incomplete (see device-vtable)")) {
-    return;
-  }
-  const DeviceInstance inst(vt);
-  if (!c.expect(inst.status() == HAMI_OK, "create({}) failed: " + inst.message())) {
-    return;
-  }
+  std::optional<DeviceInstance> inst;
   hami_device_description d{};
-  d.struct_size = sizeof d;
-  char err[1024] = {};
-  const hami_status s = vt.describe(inst.get(), &d, hami_errbuf{err, sizeof err});
-  if (!c.expect(s == HAMI_OK, "describe failed: " + status_name(s) + " " + err)) {
+  if (!describe_for_minor(p, c, 2, inst, d))
     return;
-  }
+  const hami_device_vtable& vt = p.vtable<hami_device_vtable>();
   check_own_lock(d, c);
-  check_score_placement(vt, inst.get(), c);
+  check_score_placement(vt, inst->get(), c);
 }
 
 const Check kDevice12[] = {
