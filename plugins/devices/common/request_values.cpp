@@ -37,4 +37,26 @@ std::int64_t bounded_value(std::string_view resource, std::string_view text,
   return *v;
 }
 
+std::int32_t requested_cores(std::string_view resource, const ContainerRef& container,
+                             std::int32_t absent) {
+  const auto text = container.resource(resource);
+  if (!text)
+    return absent;
+  return static_cast<std::int32_t>(
+      bounded_value(resource, *text, container, kInt32Max,
+                    "must be an integer percentage between 0 and 2147483647"));
+}
+
+std::int64_t requested_unit_memory(std::string_view resource, const ContainerRef& container,
+                                   std::int64_t unit_mib) {
+  const auto text = container.resource(resource);
+  if (!text)
+    return 0;
+  const std::int64_t max_units = kInt32Max / unit_mib;
+  return bounded_value(resource, *text, container, max_units,
+                       "must be an integer number of " + std::to_string(unit_mib) +
+                           " MiB units between 0 and " + std::to_string(max_units)) *
+         unit_mib;
+}
+
 }  // namespace hami::devices

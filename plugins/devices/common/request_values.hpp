@@ -33,6 +33,18 @@ std::int32_t requested_count(std::string_view resource, const ContainerRef& cont
 std::int64_t bounded_value(std::string_view resource, std::string_view text,
                            const ContainerRef& container, std::int64_t max, std::string_view rule);
 
+// The cores `resource` asks for (limits, else requests): an integer
+// percentage 0..INT32_MAX; `absent` when the container does not name it.
+// Any other value is unusable.
+std::int32_t requested_cores(std::string_view resource, const ContainerRef& container,
+                             std::int32_t absent);
+
+// The memory `resource` asks for in units of `unit_mib` MiB (limits, else
+// requests; HAMi's vmemory resources), in MiB: 0 when absent, at most
+// INT32_MAX / unit_mib units. Any other value is unusable.
+std::int64_t requested_unit_memory(std::string_view resource, const ContainerRef& container,
+                                   std::int64_t unit_mib);
+
 }  // namespace hami::devices
 
 #endif  // HAMI_DEVICES_COMMON_REQUEST_VALUES_HPP

@@ -27,12 +27,7 @@ Request container_request(const HygonConfig& config, const ContainerRef& c) {
       }
     }
   }
-  std::int32_t cores = 100;
-  if (const auto text = c.resource(config.cores_resource)) {
-    cores = static_cast<std::int32_t>(
-        bounded_value(config.cores_resource, *text, c, kInt32Max,
-                      "must be an integer percentage between 0 and 2147483647"));
-  }
+  const std::int32_t cores = requested_cores(config.cores_resource, c, 100);
   r.count = count;
   r.memory_mib = memory;
   r.memory_percent = memory == 0 ? 100 : 0;

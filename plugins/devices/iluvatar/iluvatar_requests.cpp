@@ -10,18 +10,8 @@ Request container_request(const IluvatarConfig& config, const ContainerRef& c) {
   const std::int32_t count = devices::requested_count(config.count_resource, c);
   if (count == 0)
     return r;
-  std::int64_t memory = 0;
-  if (const auto text = c.resource(config.memory_resource)) {
-    memory = bounded_value(config.memory_resource, *text, c, kInt32Max / kMemoryFactor,
-                           "must be an integer number of 256 MiB units between 0 and 8388607") *
-             kMemoryFactor;
-  }
-  std::int32_t cores = 0;
-  if (const auto text = c.resource(config.cores_resource)) {
-    cores = static_cast<std::int32_t>(
-        bounded_value(config.cores_resource, *text, c, kInt32Max,
-                      "must be an integer percentage between 0 and 2147483647"));
-  }
+  const std::int64_t memory = requested_unit_memory(config.memory_resource, c, kMemoryFactor);
+  const std::int32_t cores = requested_cores(config.cores_resource, c, 0);
   r.count = count;
   r.memory_mib = memory;
   r.memory_percent = memory == 0 ? 100 : 0;
