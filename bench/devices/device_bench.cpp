@@ -120,7 +120,7 @@ struct FitSetup {
   std::vector<hami_device_usage> usage;
   hami_container_view container{};
   hami_pod_view pod{};
-  hami_device_request request{sizeof(hami_device_request), 2, 20000, 0, 30};
+  hami_device_request request{sizeof(hami_device_request), 2, 20000, 0, 30, 0};
   hami_fit_input in{};
   FitSetup() {
     for (int i = 0; i < 8; ++i)

@@ -7,6 +7,7 @@
 // describe_partitions to feed them.
 #include <cstddef>
 #include <cstdio>
+#include <optional>
 #include <set>
 #include <string>
 #include <vector>
@@ -47,16 +48,20 @@ bool array_ok(const T* data, std::size_t len, const std::string& what, CheckCont
                   "describe: " + what + " is NULL with length " + std::to_string(len));
 }
 
-void check_cores_and_flags(const hami_device_description& d, CheckContext& c) {
+void check_cores_and_flags(const hami_device_description& d, uint16_t minor, CheckContext& c) {
   c.expect(d.cores_unit == HAMI_CORES_PERCENT || d.cores_unit == HAMI_CORES_COUNT,
            "describe: cores_unit " + std::to_string(d.cores_unit) +
                " is neither HAMI_CORES_PERCENT (0) nor HAMI_CORES_COUNT (1)");
-  const uint32_t unknown = d.vendor_flags & ~uint32_t{HAMI_VENDOR_MULTI_PICK};
+  // HAMI_VENDOR_READS_PLACED came with 1.2.
+  const uint32_t known = minor >= 2 ? (HAMI_VENDOR_MULTI_PICK | HAMI_VENDOR_READS_PLACED)
+                                    : uint32_t{HAMI_VENDOR_MULTI_PICK};
+  const uint32_t unknown = d.vendor_flags & ~known;
   if (unknown != 0) {
     char bits[16];
     std::snprintf(bits, sizeof bits, "0x%x", unknown);
     c.fail("describe: vendor_flags has unknown bits " + std::string(bits) +
-           " (known: HAMI_VENDOR_MULTI_PICK 0x1)");
+           (minor >= 2 ? " (known: HAMI_VENDOR_MULTI_PICK 0x1, HAMI_VENDOR_READS_PLACED 0x2)"
+                       : " (known: HAMI_VENDOR_MULTI_PICK 0x1)"));
   }
 }
 
@@ -149,29 +154,12 @@ void check_partition_metrics(const hami_device_description& d, const hami_device
 }
 
 void device_abi_1_1(const PluginUnderTest& p, CheckContext& c) {
-  if (p.info().abi_minor < 1) {
-    c.skip("reports ABI " + std::to_string(p.info().abi_major) + "." +
-           std::to_string(p.info().abi_minor) + ": the 1.1 members read as their defaults");
-    return;
-  }
-  const hami_device_vtable& vt = p.vtable<hami_device_vtable>();
-  if (!c.expect(vt.struct_size >= offsetof(hami_device_vtable, decode_allocation) + sizeof(void*) &&
-                    vt.create != nullptr && vt.destroy != nullptr && vt.describe != nullptr,
-                "the device vtable is incomplete (see device-vtable)")) {
-    return;
-  }
-  const DeviceInstance inst(vt);
-  if (!c.expect(inst.status() == HAMI_OK, "create({}) failed: " + inst.message())) {
-    return;
-  }
+  std::optional<DeviceInstance> inst;
   hami_device_description d{};
-  d.struct_size = sizeof d;
-  char err[1024] = {};
-  const hami_status s = vt.describe(inst.get(), &d, hami_errbuf{err, sizeof err});
-  if (!c.expect(s == HAMI_OK, "describe failed: " + status_name(s) + " " + err)) {
+  if (!describe_for_minor(p, c, 1, inst, d))
     return;
-  }
-  check_cores_and_flags(d, c);
+  const hami_device_vtable& vt = p.vtable<hami_device_vtable>();
+  check_cores_and_flags(d, p.info().abi_minor, c);
   check_node_lock(d, p.info().abi_minor, c);
   check_allocation_annotations(d, c);
   check_partition_metrics(d, vt, c);

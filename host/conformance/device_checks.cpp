@@ -444,7 +444,7 @@ void device_fit_without_devices(const PluginUnderTest& p, CheckContext& c) {
   }
   const Instance& inst = *opened;
   OnePod pod({});
-  hami_device_request req{sizeof(hami_device_request), 1, 100, 0, 10};
+  hami_device_request req{sizeof(hami_device_request), 1, 100, 0, 10, 0};
   hami_fit_input in{};
   in.struct_size = sizeof in;
   in.pod = &pod.pod;

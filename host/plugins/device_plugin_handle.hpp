@@ -64,6 +64,7 @@ struct DeviceDescription {
   bool takes_own_lock() const { return node_lock == HAMI_NODE_LOCK_OWN; }
 
   bool multi_pick() const { return (vendor_flags & HAMI_VENDOR_MULTI_PICK) != 0; }
+  bool reads_placed() const { return (vendor_flags & HAMI_VENDOR_READS_PLACED) != 0; }
 };
 
 // What mutate_container asked for, in call order.

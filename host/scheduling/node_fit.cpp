@@ -96,9 +96,39 @@ void build_holds(uint32_t v, const NodeHolds* holds, const std::vector<DeviceUse
   }
 }
 
-ContainerOutcome fit_container(const PodFitInput& in, size_t c, const NodeDevices& devices,
-                               const std::vector<bool>& healthy, NodeUse& usage,
-                               std::span<PodTotals> totals, FitScratch& scratch,
+// Points fi.placed at vendor `v`'s picks for containers [phase_begin, c)
+// (HAMI-HOST-17).
+void set_placed(uint32_t v, size_t phase_begin, size_t c, FitScratch& scratch, hami_fit_input& fi) {
+  scratch.placed_devices.clear();
+  scratch.placed_containers.clear();
+  std::vector<size_t> starts;
+  for (size_t e = phase_begin; e < c; ++e) {
+    starts.push_back(scratch.placed_devices.size());
+    if (e >= scratch.phase_picks.size())
+      continue;
+    for (const Placement& p : scratch.phase_picks[e]) {
+      if (p.vendor != v)
+        continue;
+      scratch.placed_devices.push_back(hami_placed_device{{p.id.data(), p.id.size()},
+                                                          {p.type.data(), p.type.size()},
+                                                          p.memory_mib,
+                                                          p.cores,
+                                                          p.index,
+                                                          {p.data.data(), p.data.size()}});
+    }
+  }
+  starts.push_back(scratch.placed_devices.size());
+  for (size_t i = 0; i + 1 < starts.size(); ++i) {
+    scratch.placed_containers.push_back(
+        {scratch.placed_devices.data() + starts[i], starts[i + 1] - starts[i]});
+  }
+  fi.placed = scratch.placed_containers.data();
+  fi.placed_len = scratch.placed_containers.size();
+}
+
+ContainerOutcome fit_container(const PodFitInput& in, size_t c, size_t phase_begin,
+                               const NodeDevices& devices, const std::vector<bool>& healthy,
+                               NodeUse& usage, std::span<PodTotals> totals, FitScratch& scratch,
                                std::vector<Placement>* placed, const NodeHolds* holds) {
   const bool init = c < in.requests->init_count;
   for (const VendorRequest& vr : in.requests->containers[c].vendors) {
@@ -169,6 +199,9 @@ ContainerOutcome fit_container(const PodFitInput& in, size_t c, const NodeDevice
       build_holds(v, holds, usage[v], scratch);
       fi.device_holds = scratch.holds.data();
     }
+    const bool reads_placed = plugin.description().reads_placed();
+    if (reads_placed)
+      set_placed(v, phase_begin, c, scratch, fi);
 
     scratch.picks.assign(static_cast<size_t>(vr.request.count), hami_fit_pick{});
     host::FitResult result = plugin.fit(fi, scratch.picks);
@@ -192,9 +225,22 @@ ContainerOutcome fit_container(const PodFitInput& in, size_t c, const NodeDevice
           p < result.pick_data.size() ? std::string_view(result.pick_data[p]) : std::string_view();
       if (records)
         scratch.own_holds.emplace_back(v, k, std::string(data));
-      if (placed != nullptr) {
-        placed->push_back({v, k, std::string(vd.id(k)), std::string(pick.type.ptr, pick.type.len),
-                           pick.memory_mib, pick.cores, vd.abi[k].index, std::string(data)});
+      if (placed != nullptr || reads_placed) {
+        Placement record{v,
+                         k,
+                         std::string(vd.id(k)),
+                         std::string(pick.type.ptr, pick.type.len),
+                         pick.memory_mib,
+                         pick.cores,
+                         vd.abi[k].index,
+                         std::string(data)};
+        if (reads_placed) {
+          if (scratch.phase_picks.size() <= c)
+            scratch.phase_picks.resize(c + 1);
+          scratch.phase_picks[c].push_back(record);
+        }
+        if (placed != nullptr)
+          placed->push_back(std::move(record));
       }
     }
     PodTotals& t = totals[v];
@@ -243,13 +289,17 @@ NodeFit fit_node(const PodFitInput& in, const NodeDevices& devices,
 
   // Init containers run one after another: each starts from the node's
   // usage, not from the previous init container's.
+  // Earlier placements (HAMI-HOST-17) are per phase; a scratch reused from
+  // another pod must not leak its picks.
+  for (auto& picks : scratch.phase_picks)
+    picks.clear();
   for (size_t c = 0; c < req.init_count && c < req.containers.size(); ++c) {
     if (req.containers[c].vendors.empty())
       continue;
     scratch.fresh = usage;
     scratch.own_holds.clear();
     ContainerOutcome r =
-        fit_container(in, c, devices, healthy, scratch.fresh, totals, scratch, placed(c), holds);
+        fit_container(in, c, 0, devices, healthy, scratch.fresh, totals, scratch, placed(c), holds);
     if (!r.fits)
       return fail(r);
   }
@@ -258,8 +308,8 @@ NodeFit fit_node(const PodFitInput& in, const NodeDevices& devices,
   for (size_t c = req.init_count; c < req.containers.size(); ++c) {
     if (req.containers[c].vendors.empty())
       continue;
-    ContainerOutcome r =
-        fit_container(in, c, devices, healthy, scratch.working, totals, scratch, placed(c), holds);
+    ContainerOutcome r = fit_container(in, c, req.init_count, devices, healthy, scratch.working,
+                                       totals, scratch, placed(c), holds);
     if (!r.fits)
       return fail(r);
   }

@@ -106,6 +106,12 @@ struct FitScratch {
   std::vector<hami_holds> holds;
   std::vector<size_t> order_starts;
   std::vector<std::tuple<uint32_t, size_t, std::string>> own_holds;
+  // Vendors with HAMI_VENDOR_READS_PLACED (HAMI-HOST-17): the picks of each
+  // container of the current phase (by container index), and the arrays
+  // fit_input.placed points into.
+  std::vector<std::vector<Placement>> phase_picks;
+  std::vector<hami_placed_device> placed_devices;
+  std::vector<hami_placed_container> placed_containers;
 };
 
 // `holds`: what the node's charges hold per device (NodeEntry::holds,

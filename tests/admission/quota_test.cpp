@@ -9,7 +9,7 @@ namespace hami::admission {
 namespace {
 
 hami_device_request req(int32_t count, int64_t memory, int32_t cores = 0) {
-  return {sizeof(hami_device_request), count, memory, 0, cores};
+  return {sizeof(hami_device_request), count, memory, 0, cores, 0};
 }
 
 // HAMi's TestFitResourceQuota namespace: memory used 1000 of 2000, cores 200 of 400.

@@ -39,7 +39,7 @@ struct Inputs {
   hami_node_view node{};
   std::array<hami_device, 4> devices{};
   std::array<hami_device_usage, 4> usage{};
-  hami_device_request request{sizeof(hami_device_request), 2, 0, 0, 0};
+  hami_device_request request{sizeof(hami_device_request), 2, 0, 0, 0, 0};
   hami_fit_input fit{};
   std::array<hami_fit_pick, 2> picks{};
 

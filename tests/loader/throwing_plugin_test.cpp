@@ -45,7 +45,7 @@ TEST_F(ThrowingPlugin, EveryDeviceCallBecomesPluginCallError) {
   pod.containers_len = 1;
   hami_node_view node{};
   node.struct_size = sizeof node;
-  const hami_device_request request{sizeof(hami_device_request), 1, 0, 0, 0};
+  const hami_device_request request{sizeof(hami_device_request), 1, 0, 0, 0, 0};
   hami_fit_input in{};
   in.struct_size = sizeof in;
   in.pod = &pod;

@@ -179,7 +179,7 @@ TEST_F(CPlugin, DeviceFitsAndRoundTripsAllocations) {
   usage[0].used_memory_mib = 900;  // GPU-a cannot take 500 MiB more
   hami_pod_view pod{};
   pod.struct_size = sizeof pod;
-  hami_device_request request{sizeof(hami_device_request), 2, 500, 0, 10};
+  hami_device_request request{sizeof(hami_device_request), 2, 500, 0, 10, 0};
   hami_fit_input in{};
   in.struct_size = sizeof in;
   in.pod = &pod;

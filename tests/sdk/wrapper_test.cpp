@@ -524,13 +524,13 @@ TEST_F(DeviceTrampolines, ContainerRequestIsZeroedOnError) {
   pod.struct_size = sizeof pod;
   pod.containers = containers.data();
   pod.containers_len = containers.size();
-  hami_device_request out{sizeof(hami_device_request), 9, 9, 9, 9};
+  hami_device_request out{sizeof(hami_device_request), 9, 9, 9, 9, 0};
   ASSERT_EQ(vt().container_request(instance_, &pod, 0, &out, b_.err()), HAMI_OK);
   EXPECT_EQ(out.count, 1);
   EXPECT_EQ(out.memory_mib, 100);
   EXPECT_EQ(out.cores, 0);
 
-  out = hami_device_request{sizeof(hami_device_request), 9, 9, 9, 9};
+  out = hami_device_request{sizeof(hami_device_request), 9, 9, 9, 9, 0};
   EXPECT_EQ(vt().container_request(instance_, &pod, 1, &out, b_.err()), HAMI_INVALID_ARGUMENT);
   EXPECT_EQ(b_.message(), "example.com/test: not a number");
   EXPECT_EQ(out.struct_size, sizeof out);
@@ -554,7 +554,7 @@ TEST_F(DeviceTrampolines, FitCopiesOutputAndCatchesOverflow) {
   hami_device device{};
   device.struct_size = sizeof device;
   const hami_device_usage usage{sizeof(hami_device_usage), &device, 0, 0, 0};
-  hami_device_request request{sizeof(hami_device_request), 1, 10, 0, 0};
+  hami_device_request request{sizeof(hami_device_request), 1, 10, 0, 0, 0};
   hami_fit_input in{};
   in.struct_size = sizeof in;
   in.pod = &pod;

@@ -100,6 +100,10 @@ typedef struct hami_device_description {
  * devices than the request counts, and leaves that check to fit, which
  * reports exactly that reason text when it applies (HAMI-HOST-10). */
 #define HAMI_VENDOR_MULTI_PICK 0x1u
+/* (1.2) fit reads the pod's earlier placements of this vendor
+ * (hami_fit_input.placed): the host records and passes them (HAMI-HOST-17).
+ * Without it `placed` is NULL. */
+#define HAMI_VENDOR_READS_PLACED 0x2u
 
 /*
  * Purpose: an info metric (value 1 per series) the host exports for the
@@ -206,6 +210,11 @@ typedef struct hami_container_mutation_sink {
  *   memory_mib     — per device, after memory_factor; 0 = see percent.
  *   memory_percent — per device, 1..100 of the device's memory; 0 = unset.
  *   cores          — per device, percent (NVIDIA) or percent of CUs (AMD).
+ *   mode           — (1.2) how the vendor reads the other members, its
+ *                    own values; 0 = as above. The host passes it to fit
+ *                    unchanged and still counts memory_mib × count for
+ *                    quota (e.g. HAMi's Enflame DRS: a slice count in
+ *                    memory_mib in "direct" mode, HAMi-HOST-17).
  * Since: 1.0
  */
 typedef struct hami_device_request {
@@ -214,6 +223,8 @@ typedef struct hami_device_request {
   int64_t memory_mib;
   int32_t memory_percent;
   int32_t cores;
+  /* Since 1.2. */
+  int32_t mode;
 } hami_device_request;
 
 /*
@@ -298,6 +309,14 @@ typedef struct hami_fit_input {
   /* Since 1.1: NULL, or devices_len entries aligned with `devices`: what
    * is held on each device (HAMI-HOST-12). */
   const struct hami_holds* device_holds;
+  /* Since 1.2, for vendors with HAMI_VENDOR_READS_PLACED (else NULL, 0):
+   * this vendor's picks for the pod's earlier containers of the same phase
+   * — earlier init containers for an init container, earlier app
+   * containers for an app container — one entry per such container in
+   * container order, empty entries included; each device with its
+   * registered index and pick data (HAMI-HOST-17). */
+  const struct hami_placed_container* placed;
+  size_t placed_len;
 } hami_fit_input;
 
 /*

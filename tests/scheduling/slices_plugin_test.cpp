@@ -1,7 +1,8 @@
-// The scheduling core with a device plugin of the ABI 1.1 kind (slices.so):
-// pick data charged as holds (HAMI-HOST-12), extra allocation annotations
-// in the same patch (HAMI-HOST-11), several picks of one device and the
-// vendor's own device count check (HAMI-HOST-10).
+// The scheduling core with a device plugin using the 1.1 and 1.2 calls
+// (slices.so): pick data charged as holds (HAMI-HOST-12), extra allocation
+// annotations in the same patch (HAMI-HOST-11), several picks of one device
+// and the vendor's own device count check (HAMI-HOST-10); the earlier
+// placements of the pod and the request mode handed to fit (HAMI-HOST-17).
 #include <gtest/gtest.h>
 #include <rapidjson/document.h>
 
@@ -59,15 +60,18 @@ struct SlicesEnv {
   }
 
   // Adds a pending pod with the given containers' slices (init first) and
-  // filters it on node-a.
+  // filters it on node-a. `first`: the example.com/slice-first limit of
+  // every container (the request mode), 0 for none.
   scheduling::FilterOutcome filter_containers(std::string_view name, std::vector<int> init,
-                                              std::vector<int> app) {
-    const auto list = [](const std::vector<int>& slices, std::string_view prefix) {
+                                              std::vector<int> app, int first = 0) {
+    const auto list = [first](const std::vector<int>& slices, std::string_view prefix) {
       std::string out;
       for (size_t i = 0; i < slices.size(); ++i) {
         out += std::string(i ? "," : "") + R"({"name":")" + std::string(prefix) +
                std::to_string(i) + R"(","resources":{"limits":{"example.com/slice":")" +
-               std::to_string(slices[i]) + R"("}}})";
+               std::to_string(slices[i]) + "\"" +
+               (first > 0 ? R"(,"example.com/slice-first":")" + std::to_string(first) + "\"" : "") +
+               "}}}";
       }
       return out;
     };
@@ -296,6 +300,56 @@ TEST(Abi11Scheduling, AnUnknownNodeLockValueRefusesThePlugin) {
               "/slices.so): slices.describe: invalid output: node_lock 7 is not a "
               "HAMI_NODE_LOCK_ value");
   }
+}
+
+// ABI 1.2, HAMI-HOST-17: node-a registering `devices` ("<id>=<slices>,...").
+std::string node_with(std::string_view devices) {
+  return R"(
+kind: List
+items:
+- kind: Node
+  metadata:
+    name: node-a
+    annotations:
+      example.com/slice-register: ")" +
+         std::string(devices) + "\"\n";
+}
+const std::string kTwoDevices = node_with("dev-0=3,dev-1=3");
+
+TEST(Abi12Scheduling, AContainerSeesTheDevicesTheEarlierContainersOfItsPhaseTook) {
+  // Without the placements, the second container spreads over both devices.
+  SlicesEnv plain(kTwoDevices);
+  ASSERT_EQ(plain.filter_containers("p", {}, {2, 2}).fit.size(), 1u);
+  EXPECT_EQ(plain.annotation("p", "example.com/slices"),
+            "0:dev-0:slice=0;0:dev-0:slice=1;1:dev-0:slice=2;1:dev-1:slice=0;");
+  // With them, it may use only dev-0, which has one slice left.
+  SlicesEnv same(kTwoDevices, AllocateAt::Filter, R"({"samePlaced": true})");
+  EXPECT_EQ(same.filter_containers("p", {}, {2, 2}).failed.at("node-a"),
+            "1/2 CardNotFoundCustomFilterRule");
+  ASSERT_EQ(same.filter_containers("q", {}, {2, 1}).fit.size(), 1u);
+  EXPECT_EQ(same.annotation("q", "example.com/slices"),
+            "0:dev-0:slice=0;0:dev-0:slice=1;1:dev-0:slice=2;");
+}
+
+TEST(Abi12Scheduling, AppContainersDoNotSeeTheInitContainersPlacements) {
+  // The init container takes dev-0; the app container is its phase's first
+  // and may spread over both devices.
+  SlicesEnv env(node_with("dev-0=1,dev-1=3"), AllocateAt::Filter, R"({"samePlaced": true})");
+  ASSERT_EQ(env.filter_containers("p", {1}, {2}).fit.size(), 1u);
+  EXPECT_EQ(env.annotation("p", "example.com/slices"),
+            "0:dev-0:slice=0;1:dev-0:slice=0;1:dev-1:slice=0;");
+  // Init containers see the earlier init containers' devices: the second
+  // one may use only dev-0, which has one slice.
+  SlicesEnv fresh(node_with("dev-0=1,dev-1=3"), AllocateAt::Filter, R"({"samePlaced": true})");
+  const auto q = fresh.filter_containers("q", {1, 2}, {});
+  ASSERT_EQ(q.failed.count("node-a"), 1u);
+  EXPECT_EQ(q.failed.at("node-a"), "1/2 CardNotFoundCustomFilterRule");
+}
+
+TEST(Abi12Scheduling, TheRequestModeReachesFitUnchanged) {
+  SlicesEnv env(kTwoDevices);
+  ASSERT_EQ(env.filter_containers("p", {}, {1}, 2).fit.size(), 1u);
+  EXPECT_EQ(env.annotation("p", "example.com/slices"), "0:dev-0:slice=2;");
 }
 
 }  // namespace
