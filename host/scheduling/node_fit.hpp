@@ -14,6 +14,7 @@
 #pragma once
 
 #include <cstdint>
+#include <optional>
 #include <span>
 #include <string>
 #include <tuple>
@@ -38,6 +39,13 @@ struct QuotaContext {
   std::vector<VendorTotals> used;
   std::vector<int32_t> memory_factor;
 };
+
+// The namespace quota as fit sees it for the pod of `ns` whose own charge
+// is `own` (may be null): the limits and every other pod's usage; nullopt
+// when the namespace has no device quota.
+std::optional<QuotaContext> quota_context(const LedgerState& state,
+                                          std::span<const host::DevicePluginHandle> plugins,
+                                          std::string_view ns, const PodCharge* own);
 
 // Everything about the pod that is the same on every node.
 struct PodFitInput {

@@ -171,13 +171,7 @@ std::vector<HostScore> Scheduler::prioritize(const k8s::PodModel& pod,
     try {
       hami_node_usage summary = summarize_usage(*entry->devices, entry->healthy, usage);
       if (ctx) {
-        PodFitInput input;
-        input.pod = &view;
-        input.requests = &ctx->requests;
-        input.plugins = devices_;
-        input.weights = ctx->weights;
-        input.device_policy = ctx->device_policy.text;
-        input.device_plugin = ctx->device_policy.plugin;
+        const PodFitInput input = fit_input(*ctx, nullptr);
         const NodeFit fit = fit_node(input, *entry->devices, entry->healthy, usage, &holds);
         std::string errors;
         if (fit.fits) {

@@ -72,6 +72,9 @@ class Logger;
 
 namespace hami::scheduling {
 
+struct PodFitInput;
+struct QuotaContext;
+
 enum class AllocateAt { Bind, Filter };
 
 // "bind" / "filter"; nullopt otherwise.
@@ -177,6 +180,8 @@ class Scheduler final : private cluster::ClusterWatcher {
   struct Candidate;
   struct PodContext;
   struct Reservation;
+  // The fit input of the pod of `ctx` (scheduler_internal.hpp).
+  PodFitInput fit_input(const PodContext& ctx, const QuotaContext* quota) const;
 
   // ClusterWatcher
   void node_upserted(const std::shared_ptr<const k8s::NodeModel>& node) override;

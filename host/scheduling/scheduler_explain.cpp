@@ -21,31 +21,6 @@ namespace hami::scheduling {
 
 namespace {
 
-// The namespace quota as filter hands it to fit: the limits, and the usage
-// of every pod of the namespace but this one.
-std::optional<QuotaContext> explain_quota(const LedgerState& state,
-                                          std::span<const host::DevicePluginHandle> plugins,
-                                          std::string_view ns, const PodCharge* own) {
-  const auto* limits = state.namespace_limits(ns);
-  if (limits == nullptr)
-    return std::nullopt;
-  QuotaContext q;
-  q.limits = *limits;
-  q.used.assign(plugins.size(), {});
-  if (const auto* used = state.namespace_used(ns))
-    q.used = *used;
-  if (own != nullptr && own->namespace_ == ns) {
-    const auto mine = own->totals(plugins.size());
-    for (size_t v = 0; v < plugins.size(); ++v) {
-      q.used[v].memory_mib = std::max<int64_t>(0, q.used[v].memory_mib - mine[v].memory_mib);
-      q.used[v].cores = std::max<int64_t>(0, q.used[v].cores - mine[v].cores);
-    }
-  }
-  for (const auto& p : plugins)
-    q.memory_factor.push_back(p.description().memory_factor);
-  return q;
-}
-
 struct SingleQuota {
   const QuotaContext* quota;
   uint32_t vendor;
@@ -308,16 +283,8 @@ Explanation Scheduler::explain(const k8s::PodModel& pod,
   {
     const auto snapshot = ledger_.read();
     const PodCharge* own = snapshot->pod(ctx->key);
-    const auto quota = explain_quota(*snapshot, devices_, ctx->namespace_, own);
-    PodFitInput input;
-    input.pod = &view;
-    input.requests = &ctx->requests;
-    input.plugins = devices_;
-    input.weights = ctx->weights;
-    input.device_policy = ctx->device_policy.text;
-    input.device_plugin = ctx->device_policy.plugin;
-    input.quota = quota ? &*quota : nullptr;
-    input.record_placements = true;
+    const auto quota = quota_context(*snapshot, devices_, ctx->namespace_, own);
+    const PodFitInput input = fit_input(*ctx, quota ? &*quota : nullptr);
     const DeviceJudge judge{view,         ctx->requests,      devices_,
                             ctx->weights, ctx->device_policy, input.quota};
     const bool vendor_scores =

@@ -51,30 +51,6 @@ std::vector<std::string> reason_codes(std::string_view reason) {
   return codes;
 }
 
-// The namespace quota for fit: limits, and every other pod's usage.
-std::optional<QuotaContext> quota_context(const LedgerState& state,
-                                          std::span<const host::DevicePluginHandle> plugins,
-                                          std::string_view ns, const PodCharge* own) {
-  const auto* limits = state.namespace_limits(ns);
-  if (limits == nullptr)
-    return std::nullopt;
-  QuotaContext q;
-  q.limits = *limits;
-  q.used.assign(plugins.size(), {});
-  if (const auto* used = state.namespace_used(ns))
-    q.used = *used;
-  if (own != nullptr && own->namespace_ == ns) {
-    const auto mine = own->totals(plugins.size());
-    for (size_t v = 0; v < plugins.size(); ++v) {
-      q.used[v].memory_mib = std::max<int64_t>(0, q.used[v].memory_mib - mine[v].memory_mib);
-      q.used[v].cores = std::max<int64_t>(0, q.used[v].cores - mine[v].cores);
-    }
-  }
-  for (const auto& p : plugins)
-    q.memory_factor.push_back(p.description().memory_factor);
-  return q;
-}
-
 // Usage (and holds) of `devices` from the charges the ledger holds for the
 // node (used when the devices come from a request's Node object rather
 // than the cache).
@@ -172,14 +148,7 @@ FilterOutcome Scheduler::run_filter(const hami_pod_view& pod, std::vector<Candid
     const auto snapshot = ledger_.read();
     const PodCharge* own = snapshot->pod(ctx->key);
     const auto quota = quota_context(*snapshot, devices_, ctx->namespace_, own);
-    PodFitInput input;
-    input.pod = &pod;
-    input.requests = &ctx->requests;
-    input.plugins = devices_;
-    input.weights = ctx->weights;
-    input.device_policy = ctx->device_policy.text;
-    input.device_plugin = ctx->device_policy.plugin;
-    input.quota = quota ? &*quota : nullptr;
+    PodFitInput input = fit_input(*ctx, quota ? &*quota : nullptr);
     // Filtering needs only the verdict (a reservation re-fits with
     // devices), unless a vendor scores where the pod would be placed.
     const bool vendor_scores =
@@ -439,14 +408,7 @@ std::optional<Scheduler::Reservation> Scheduler::reserve(const PodContext& ctx,
     subtract_holds(*entry->devices, holds, *own);
   }
   const auto quota = quota_context(*txn, devices_, ctx.namespace_, own);
-  PodFitInput input;
-  input.pod = ctx.pod;
-  input.requests = &ctx.requests;
-  input.plugins = devices_;
-  input.weights = ctx.weights;
-  input.device_policy = ctx.device_policy.text;
-  input.device_plugin = ctx.device_policy.plugin;
-  input.quota = quota ? &*quota : nullptr;
+  const PodFitInput input = fit_input(ctx, quota ? &*quota : nullptr);
   NodeFit fit;
   try {
     fit = fit_node(input, *entry->devices, entry->healthy, usage, &holds);

@@ -9,6 +9,7 @@
 
 #include "hami/plugin.hpp"
 #include "scheduling/node_devices.hpp"
+#include "scheduling/node_fit.hpp"
 #include "scheduling/pod_charge.hpp"
 #include "scheduling/pod_requests.hpp"
 #include "scheduling/policy_choice.hpp"
@@ -46,5 +47,19 @@ struct Scheduler::PodContext {
 struct Scheduler::Reservation {
   std::vector<VendorAllocation> allocations;
 };
+
+// The fit input of `ctx`'s pod: its requests, weights and device policy,
+// with `quota` (null: not enforced); placements recorded.
+inline PodFitInput Scheduler::fit_input(const PodContext& ctx, const QuotaContext* quota) const {
+  PodFitInput input;
+  input.pod = ctx.pod;
+  input.requests = &ctx.requests;
+  input.plugins = devices_;
+  input.weights = ctx.weights;
+  input.device_policy = ctx.device_policy.text;
+  input.device_plugin = ctx.device_policy.plugin;
+  input.quota = quota;
+  return input;
+}
 
 }  // namespace hami::scheduling

@@ -244,13 +244,9 @@ RefitOutcome Scheduler::refit(const RefitRequest& req) {
       usage[d.vendor][k].cores += d.cores;
       apply_holds(holds, usage[d.vendor][k], k, d, +1);
     }
-    PodFitInput input;
+    PodFitInput input = fit_input(*ctx, nullptr);
     input.pod = &view;
     input.requests = &requests;
-    input.plugins = devices_;
-    input.weights = ctx->weights;
-    input.device_policy = ctx->device_policy.text;
-    input.device_plugin = ctx->device_policy.plugin;
     input.allowed = &mask;
     NodeFit fit;
     try {
