@@ -52,6 +52,24 @@ TEST(FakeApiServerWrite, CreateFillsServerFieldsAndRefusesDuplicates) {
   EXPECT_EQ(wrong_ns.status, 400);
 }
 
+// An object without apiVersion, applied over a stored one: the server
+// fills it in and keeps the metadata it was sent (adding the member once
+// moved the metadata under the reference being written to).
+TEST(FakeApiServerWrite, ApplyWithoutApiVersionFillsItIn) {
+  FakeApiServer server;
+  server.apply(pod("a", "p1"));
+  Json again = Json::parse(pod("a", "p1"));
+  again.erase("apiVersion");
+  again["metadata"]["labels"] = {{"applied", "again"}};
+  server.apply(again.dump());
+  const Json got = stored(server, "Pod", "a", "p1");
+  EXPECT_EQ(got["apiVersion"], "v1");
+  EXPECT_EQ(got["kind"], "Pod");
+  EXPECT_EQ(got["metadata"]["name"], "p1");
+  EXPECT_EQ(got["metadata"]["labels"]["applied"], "again");
+  EXPECT_FALSE(got["metadata"]["uid"].get<std::string>().empty());
+}
+
 TEST(FakeApiServerWrite, EventsCoreAndEventsV1WithGenerateName) {
   FakeApiServer server;
   const Response core =

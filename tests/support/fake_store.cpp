@@ -107,13 +107,15 @@ std::optional<std::vector<std::pair<std::string, std::shared_ptr<const Json>>>> 
 }
 
 std::shared_ptr<const Json> Store::put(const KindInfo& kind, Json object) {
-  Json& meta = metadata(object);
+  // Members first: adding one may move the object's others (an ordered
+  // JSON object is a vector), so the metadata reference is taken after.
   if (!object.contains("kind")) {
     object["kind"] = std::string(kind.kind);
   }
   if (!object.contains("apiVersion")) {
     object["apiVersion"] = kind.api_version();
   }
+  Json& meta = metadata(object);
   if (!kind.namespaced) {
     meta.erase("namespace");
   }
