@@ -322,12 +322,22 @@ Explanation Scheduler::explain(const k8s::PodModel& pod,
         return;
       }
       const NodeDevices& devices = *entry->devices;
-      NodeUse usage = entry->use;
-      NodeHolds holds = entry->holds;
+      // The ledger's usage as it is, copied only where the pod's own
+      // earlier charge comes off (as filter does).
+      const NodeUse* use = &entry->use;
+      const NodeHolds* held_by = &entry->holds;
+      NodeUse adjusted;
+      NodeHolds adjusted_holds;
       if (own != nullptr && own->on(name)) {
-        subtract_charge(devices, usage, *own);
-        subtract_holds(devices, holds, *own);
+        adjusted = entry->use;
+        adjusted_holds = entry->holds;
+        subtract_charge(devices, adjusted, *own);
+        subtract_holds(devices, adjusted_holds, *own);
+        use = &adjusted;
+        held_by = &adjusted_holds;
       }
+      const NodeUse& usage = *use;
+      const NodeHolds& holds = *held_by;
       try {
         const NodeFit fit = fit_node(input, devices, entry->healthy, usage, scratch, &holds);
         n.devices = judge_devices(judge, devices, entry->healthy, usage, holds);
