@@ -11,34 +11,16 @@
 #include "ops/simulate_admission.hpp"
 #include "scheduling/admission_view.hpp"
 #include "scheduling/allocation.hpp"
+#include "scheduling/reason_text.hpp"
 
 namespace hami::ops {
 
 namespace {
 
-// The codes of one node's reason: HAMi's "<n>/<m> <Code>" entries, else
-// the whole text.
+// The codes of a filter reason (scheduling::reason_codes), or the whole
+// text when it has none.
 std::vector<std::string> reason_codes(std::string_view reason) {
-  std::vector<std::string> codes;
-  const auto digits = [](std::string_view s) {
-    return !s.empty() &&
-           std::all_of(s.begin(), s.end(), [](char c) { return c >= '0' && c <= '9'; });
-  };
-  size_t start = 0;
-  while (start < reason.size()) {
-    size_t end = reason.find(", ", start);
-    if (end == std::string_view::npos)
-      end = reason.size();
-    const std::string_view entry = reason.substr(start, end - start);
-    const size_t space = entry.find(' ');
-    const size_t slash = entry.find('/');
-    if (space != std::string_view::npos && slash != std::string_view::npos && slash < space &&
-        digits(entry.substr(0, slash)) && digits(entry.substr(slash + 1, space - slash - 1)) &&
-        space + 1 < entry.size()) {
-      codes.emplace_back(entry.substr(space + 1));
-    }
-    start = end + 2;
-  }
+  std::vector<std::string> codes = scheduling::reason_codes(reason);
   if (codes.empty())
     codes.emplace_back(reason);
   return codes;

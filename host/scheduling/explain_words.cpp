@@ -185,26 +185,4 @@ std::string reason_group(std::string_view code) {
   return std::string(code);
 }
 
-std::vector<ReasonCount> reason_counts(std::string_view reason) {
-  std::vector<ReasonCount> out;
-  size_t start = 0;
-  while (start < reason.size()) {
-    size_t end = reason.find(", ", start);
-    if (end == std::string_view::npos)
-      end = reason.size();
-    const std::string_view entry = reason.substr(start, end - start);
-    const size_t slash = entry.find('/');
-    const size_t space = entry.find(' ');
-    size_t n = 0;
-    if (slash != std::string_view::npos && space != std::string_view::npos && slash < space &&
-        space + 1 < entry.size()) {
-      const auto res = std::from_chars(entry.data(), entry.data() + slash, n);
-      if (res.ec == std::errc() && res.ptr == entry.data() + slash)
-        out.push_back({std::string(entry.substr(space + 1)), n});
-    }
-    start = end + 2;
-  }
-  return out;
-}
-
 }  // namespace hami::scheduling

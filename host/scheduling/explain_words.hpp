@@ -12,6 +12,7 @@
 #include "hami/objects.h"
 #include "plugins/device_plugin_handle.hpp"
 #include "scheduling/device_use.hpp"
+#include "scheduling/reason_text.hpp"
 
 namespace hami::scheduling {
 
@@ -40,13 +41,5 @@ std::string device_detail(const host::DeviceDescription& vendor, const hami_pod_
 // exceeded", "cores used up", "NUMA mismatch", "too few devices"; any
 // other code as it is.
 std::string reason_group(std::string_view code);
-
-// The "<n>/<m> <Code>" entries of a HAMi fit reason, with their counts, in
-// text order.
-struct ReasonCount {
-  std::string code;
-  size_t count = 0;
-};
-std::vector<ReasonCount> reason_counts(std::string_view reason);
 
 }  // namespace hami::scheduling

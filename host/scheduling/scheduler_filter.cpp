@@ -12,6 +12,7 @@
 #include "scheduling/node_fit.hpp"
 #include "scheduling/placement_scores.hpp"
 #include "scheduling/quota_limits.hpp"
+#include "scheduling/reason_text.hpp"
 #include "scheduling/scheduler.hpp"
 #include "scheduling/scheduler_internal.hpp"
 
@@ -24,31 +25,6 @@ void append_score(std::string& out, double score) {
   char buf[32];
   const auto res = std::to_chars(buf, buf + sizeof buf, score, std::chars_format::fixed, 2);
   out.append(buf, res.ptr);
-}
-
-// HAMi's common.ParseReason: the "<n>/<m> <Reason>" entries of a fit reason.
-std::vector<std::string> reason_codes(std::string_view reason) {
-  std::vector<std::string> codes;
-  size_t start = 0;
-  while (start <= reason.size()) {
-    size_t end = reason.find(", ", start);
-    if (end == std::string_view::npos)
-      end = reason.size();
-    const std::string_view entry = reason.substr(start, end - start);
-    const size_t space = entry.find(' ');
-    const size_t slash = entry.find('/');
-    const auto digits = [](std::string_view s) {
-      return !s.empty() &&
-             std::all_of(s.begin(), s.end(), [](char c) { return c >= '0' && c <= '9'; });
-    };
-    if (space != std::string_view::npos && slash != std::string_view::npos && slash < space &&
-        digits(entry.substr(0, slash)) && digits(entry.substr(slash + 1, space - slash - 1)) &&
-        space + 1 < entry.size()) {
-      codes.emplace_back(entry.substr(space + 1));
-    }
-    start = end + 2;
-  }
-  return codes;
 }
 
 // Usage (and holds) of `devices` from the charges the ledger holds for the
