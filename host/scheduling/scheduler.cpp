@@ -162,17 +162,26 @@ std::vector<HostScore> Scheduler::prioritize(const k8s::PodModel& pod,
     const NodeEntry* entry = snapshot->node(h.host);
     if (entry == nullptr || !entry->devices)
       continue;
-    NodeUse usage = entry->use;
-    NodeHolds holds = entry->holds;
+    // The ledger's usage in place; a copy only to take the pod's own
+    // earlier charge off (a per-node copy was most of a prioritize call).
+    const NodeUse* usage_of = &entry->use;
+    const NodeHolds* holds_of = &entry->holds;
+    NodeUse adjusted;
+    NodeHolds adjusted_holds;
     if (own != nullptr && own->on(h.host)) {
-      subtract_charge(*entry->devices, usage, *own);
-      subtract_holds(*entry->devices, holds, *own);
+      adjusted = entry->use;
+      adjusted_holds = entry->holds;
+      subtract_charge(*entry->devices, adjusted, *own);
+      subtract_holds(*entry->devices, adjusted_holds, *own);
+      usage_of = &adjusted;
+      holds_of = &adjusted_holds;
     }
+    const NodeUse& usage = *usage_of;
     try {
       hami_node_usage summary = summarize_usage(*entry->devices, entry->healthy, usage);
       if (ctx) {
         const PodFitInput input = fit_input(*ctx, nullptr);
-        const NodeFit fit = fit_node(input, *entry->devices, entry->healthy, usage, &holds);
+        const NodeFit fit = fit_node(input, *entry->devices, entry->healthy, usage, holds_of);
         std::string errors;
         if (fit.fits) {
           add_placement_scores(devices_, ctx->requests, view, policy.text, *entry->devices, usage,
