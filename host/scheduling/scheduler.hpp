@@ -259,7 +259,8 @@ class Scheduler final : private cluster::ClusterWatcher {
   // Per vendor: the locker of its own node lock (HAMI_NODE_LOCK_OWN, ABI
   // 1.2), or null.
   std::vector<std::unique_ptr<cluster::NodeLocker>> own_lockers_;
-  WorkPool pool_;
+  // Thread-safe; const walks (explain) share it with filter.
+  mutable WorkPool pool_;
 };
 
 }  // namespace hami::scheduling

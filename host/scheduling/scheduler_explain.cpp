@@ -309,9 +309,6 @@ Explanation Scheduler::explain(const k8s::PodModel& pod,
       }
     }
     const int64_t now_seconds = now();
-    // Serially, on the calling thread: most of the time is the vendors'
-    // fit calls, which a vendor without HAMI_FLAG_CONCURRENT_SAFE runs one
-    // at a time anyway.
     const auto evaluate = [&](const std::string& name, NodeExplanation& n, FitScratch& scratch) {
       n.name = name;
       const NodeEntry* entry = snapshot->node(name);
@@ -386,10 +383,18 @@ Explanation Scheduler::explain(const k8s::PodModel& pod,
         n.category = "plugin error";
       }
     };
-    FitScratch scratch;
+    // Large node lists are walked in chunks by the caller and idle pool
+    // workers, as filter walks them; each participant has its own scratch
+    // and every node its own slot of `all`.
+    constexpr size_t kChunk = 128;
+    const size_t chunks = (names.size() + kChunk - 1) / kChunk;
+    std::vector<FitScratch> scratch(chunks > 1 ? pool_.slots() : 1);
     all.resize(names.size());
-    for (size_t i = 0; i < names.size(); ++i)
-      evaluate(names[i], all[i], scratch);
+    pool_.run(chunks, [&](size_t chunk, size_t slot) {
+      const size_t end = std::min(names.size(), (chunk + 1) * kChunk);
+      for (size_t i = chunk * kChunk; i < end; ++i)
+        evaluate(names[i], all[i], scratch[slot]);
+    });
   }
   for (NodeExplanation& n : all)
     (n.fits ? fitting : misfits).push_back(std::move(n));
