@@ -119,8 +119,6 @@ std::string device_detail(const host::DeviceDescription& vendor, const hami_pod_
     return "cores: asks " + std::to_string(request.cores) + ", " + std::to_string(free_cores) +
            " of " + std::to_string(device.cores) + " compute units free";
   };
-  const std::string type(to_sv(device.type));
-  const std::string id(to_sv(device.id));
   if (code.empty())
     return memory_words() + "; " + core_words();
   if (code == "CardInsufficientMemory") {
@@ -137,6 +135,7 @@ std::string device_detail(const host::DeviceDescription& vendor, const hami_pod_
   if (code == "CardTimeSlicingExhausted")
     return "all " + plural(device.count, "slot", "slots") + " taken";
   if (code == "CardTypeMismatch") {
+    const std::string type(to_sv(device.type));
     const std::string by = excluding_selector(vendor, pod, "type", type, true);
     if (!by.empty())
       return "type " + type + " excluded by " + by;
@@ -144,6 +143,7 @@ std::string device_detail(const host::DeviceDescription& vendor, const hami_pod_
            ") not allowed by the pod's annotations";
   }
   if (code == "CardUuidMismatch") {
+    const std::string id(to_sv(device.id));
     const std::string by = excluding_selector(vendor, pod, "uuid", id, false);
     if (!by.empty())
       return "id " + id + " excluded by " + by;

@@ -82,6 +82,10 @@ std::vector<DeviceExplanation> judge_devices(const DeviceJudge& j, const NodeDev
                                              const std::vector<bool>& healthy, const NodeUse& usage,
                                              const NodeHolds& holds) {
   std::vector<DeviceExplanation> out;
+  size_t total = 0;
+  for (const VendorDevices& vd : devices.vendors())
+    total += vd.size();
+  out.reserve(total);
   for (uint32_t v = 0; v < j.plugins.size() && v < devices.vendors().size(); ++v) {
     if (v >= j.requests.vendor_used.size() || !j.requests.vendor_used[v])
       continue;

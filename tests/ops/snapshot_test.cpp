@@ -181,6 +181,24 @@ TEST_F(LiveDemo, SnapshotCommandWritesTheListAndTheFileBackendLoadsIt) {
   EXPECT_EQ(run.out.find("\"env\""), std::string::npos);
 }
 
+// explain on the live cluster reads it once (GET only) and answers as on
+// the file snapshot it was seeded from.
+TEST_F(LiveDemo, ExplainOnTheLiveClusterAnswersAsOnTheSnapshotAndOnlyReads) {
+  fake_.clear_requests();
+  const auto live = run_command("explain", {"--config", config_.string(), "--cluster", "kubernetes",
+                                            "--pod", "ml/demo-infer"});
+  ASSERT_EQ(live.code, 0) << live.err;
+  for (const auto& r : fake_.requests())
+    EXPECT_EQ(r.method, "GET") << r.path;
+  const auto file = run_command(
+      "explain", {"--config", config_.string(), "--cluster",
+                  "file:" + source_path("config/demo-cluster.yaml"), "--pod", "ml/demo-infer"});
+  ASSERT_EQ(file.code, 0) << file.err;
+  EXPECT_EQ(live.out, file.out);
+  EXPECT_NE(live.out.find("4 of 6 nodes fit; best gpu-a100-1 (score 4)"), std::string::npos)
+      << live.out;
+}
+
 TEST_F(LiveDemo, AnonymizedSnapshotIsConsistentAndLeaksNoName) {
   LiveSnapshotOptions options;
   options.anonymize = true;
