@@ -54,6 +54,10 @@ class Expander {
       fail("", "expected an object, got " + std::string(k8s::json::type_name(o)));
     const std::string kind(text_of(member(o, "kind")));
     const Value* meta = member(o, "metadata");
+    if (meta != nullptr && !meta->IsObject()) {
+      fail(kind.empty() ? "object" : kind,
+           "metadata: expected an object, got " + std::string(k8s::json::type_name(*meta)));
+    }
     const std::string name(meta != nullptr ? text_of(member(*meta, "name")) : "");
     std::string ns(meta != nullptr ? text_of(member(*meta, "namespace")) : "");
     if (ns.empty())

@@ -126,6 +126,11 @@ TEST(WorkloadParser, Errors) {
   EXPECT_EQ(error_of("kind: List\nitems: [{kind: List, items: []}]\n"),
             "w.yaml: document 1 (List): a list inside a list");
   EXPECT_EQ(error_of("kind: List\n"), "w.yaml: document 1 (List): items: expected an array");
+  // Found by fuzzing: metadata that is not an object was read as one.
+  EXPECT_EQ(error_of("apiVersion: v1\nkind: Pod\nmetadata: v1\n"),
+            "w.yaml: document 1 (Pod): metadata: expected an object, got a string");
+  EXPECT_EQ(error_of("kind: Job\nmetadata: [j]\n"),
+            "w.yaml: document 1 (Job): metadata: expected an object, got an array");
   EXPECT_EQ(error_of(std::string_view("kind: Pod\0", 10)),
             "w.yaml: a NUL byte (neither JSON nor YAML text may contain one)");
 }
