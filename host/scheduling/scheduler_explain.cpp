@@ -4,6 +4,7 @@
 #include <algorithm>
 #include <cmath>
 #include <map>
+#include <unordered_map>
 #include <utility>
 
 #include "plugins/plugin_errors.hpp"
@@ -313,6 +314,19 @@ Explanation Scheduler::explain(const k8s::PodModel& pod,
       }
     }
     const int64_t now_seconds = now();
+    // The nodes carrying one of those locks, found in one pass: most carry
+    // none, and a lookup per node took the cluster's lock a thousand times.
+    std::unordered_map<std::string_view, std::shared_ptr<const k8s::NodeModel>> locked;
+    if (!locks.empty()) {
+      for (const auto& node : cluster_.nodes()) {
+        for (const cluster::NodeLockOptions& lock : locks) {
+          if (node->annotation(lock.annotation)) {
+            locked.emplace(node->name(), node);
+            break;
+          }
+        }
+      }
+    }
     const auto evaluate = [&](const std::string& name, NodeExplanation& n, FitScratch& scratch) {
       n.name = name;
       const NodeEntry* entry = snapshot->node(name);
@@ -348,9 +362,9 @@ Explanation Scheduler::explain(const k8s::PodModel& pod,
           return;
         }
         std::optional<HeldLock> held;
-        if (const auto node = cluster_.node(name)) {
+        if (const auto it = locked.find(name); it != locked.end()) {
           for (const cluster::NodeLockOptions& lock : locks) {
-            held = held_lock(*node, lock, cluster_, ctx->namespace_, ctx->name, now_seconds);
+            held = held_lock(*it->second, lock, cluster_, ctx->namespace_, ctx->name, now_seconds);
             if (held)
               break;
           }
