@@ -31,12 +31,12 @@ std::optional<std::string> runtime_info(const AscendConfig& config,
       };
       if (d.id.len > 0) {
         member("UUID");
-        nvidia::append_go_json_string(out, to_sv(d.id));
+        append_go_json_string(out, to_sv(d.id));
       }
       if (!soft_split) {
         if (const VnpuTemplate* t = template_for(config, d.memory_mib); t && !t->name.empty()) {
           member("temp");
-          nvidia::append_go_json_string(out, t->name);
+          append_go_json_string(out, t->name);
         }
       }
       if (d.memory_mib != 0) {

@@ -2,13 +2,13 @@
 // '"' and '\\' escaped, \b \f \n \r \t short, other control characters and
 // '<' '>' '&' as \u00XX, U+2028 and U+2029 as \u2028 / \u2029, and each byte
 // of invalid UTF-8 as \ufffd.
-#ifndef HAMI_DEVICES_NVIDIA_GO_JSON_TEXT_HPP
-#define HAMI_DEVICES_NVIDIA_GO_JSON_TEXT_HPP
+#ifndef HAMI_DEVICES_COMMON_GO_JSON_TEXT_HPP
+#define HAMI_DEVICES_COMMON_GO_JSON_TEXT_HPP
 
 #include <string>
 #include <string_view>
 
-namespace hami::devices::nvidia {
+namespace hami::devices {
 
 // Appends `s` as a quoted JSON string.
 void append_go_json_string(std::string& out, std::string_view s);
@@ -17,6 +17,6 @@ void append_go_json_string(std::string& out, std::string_view s);
 // Go's decoder stores a JSON string.
 std::string go_decoded_string(std::string_view s);
 
-}  // namespace hami::devices::nvidia
+}  // namespace hami::devices
 
-#endif  // HAMI_DEVICES_NVIDIA_GO_JSON_TEXT_HPP
+#endif  // HAMI_DEVICES_COMMON_GO_JSON_TEXT_HPP

@@ -2,7 +2,7 @@
 
 #include <cstdint>
 
-namespace hami::devices::nvidia {
+namespace hami::devices {
 namespace {
 
 constexpr char kHex[] = "0123456789abcdef";
@@ -111,4 +111,4 @@ std::string go_decoded_string(std::string_view s) {
   return out;
 }
 
-}  // namespace hami::devices::nvidia
+}  // namespace hami::devices
