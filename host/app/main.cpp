@@ -1,4 +1,5 @@
 // hami-scheduler: see app/scheduler_app.hpp for the command line.
+#include <algorithm>
 #include <iostream>
 #include <string>
 #include <vector>
@@ -29,5 +30,13 @@ int main(int argc, char** argv) {
     }
   }
   hami::app::SchedulerApp app;
-  return app.run_command_line(argc, argv);
+  const int code = app.run_command_line(argc, argv);
+  const std::vector<std::string> args(argv + 1, argv + argc);
+  if (std::find(args.begin(), args.end(), "--help") != args.end() ||
+      std::find(args.begin(), args.end(), "-h") != args.end()) {
+    std::cout << "\nOperator commands (hami-scheduler COMMAND --help for each):\n";
+    for (const hami::ops::OpsCommand& command : hami::ops::ops_commands())
+      std::cout << "  " << command.name << "  " << command.summary << "\n";
+  }
+  return code;
 }

@@ -53,6 +53,9 @@ TEST_F(CommandLine, Help) {
                              "--check-config", "--list-plugins", "--version", "-v, --verbose"}) {
     EXPECT_NE(r.out.find(option), std::string::npos) << option << "\n" << r.out;
   }
+  // The operator commands are listed after the options.
+  for (const char* command : {"\n  explain  ", "\n  simulate  ", "\n  snapshot  "})
+    EXPECT_NE(r.out.find(command), std::string::npos) << command << "\n" << r.out;
   // --listen is the webhook listener's address.
   EXPECT_NE(r.out.find("--listen=ADDR:PORT  webhook listener address, overrides listen in"),
             std::string::npos)
