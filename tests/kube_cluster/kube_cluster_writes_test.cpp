@@ -131,10 +131,13 @@ TEST_F(KubeClusterWrites, PatchReplyOfANewUidDeletesTheOldPodFirst) {
             (std::vector<std::string>{"pod- ml/p1 uid-1 ", "pod+ ml/p1 uid-1b "}));
   ASSERT_EQ(state_->pod("ml", "p1")->uid, "uid-1b");
 
-  // The watch comes back once the injected failures are used up.
+  // The watch comes back once the injected failures are used up. Each GET
+  // here takes one of the 1000 and the watch's relists take the rest, so
+  // the 1001st GET at the latest is answered, however few relists ran (a
+  // bound of 1000 failed whenever none ran in between).
   const auto client = testing::client_for(server_.url());
   bool listed = false;
-  for (int i = 0; i < 1000 && !listed; ++i) {
+  for (int i = 0; i <= 1000 && !listed; ++i) {
     try {
       client->get("/api/v1/pods");
       listed = true;
