@@ -189,7 +189,6 @@ struct KubernetesClusterState::Impl {
     o.watch_timeout = options.watch_timeout;
     o.backoff_initial = options.backoff_initial;
     o.backoff_max = options.backoff_max;
-    o.resync = options.resync;
     o.logger = options.logger;
     return o;
   }

@@ -20,11 +20,12 @@
 // before the call returns, so reads and watchers see it at once (the
 // ClusterState contract).
 //
-// Each cache (a kube::Reflector) lists (paginated), then watches from the
-// list's resourceVersion with bookmarks; 410 Expired (HTTP or ERROR event)
-// → relist; another ERROR event or a dropped stream → re-watch from the
-// last resourceVersion after backoff. A relist delivers the differences to
-// watchers (deletions included). Objects are trimmed before they are kept
+// Each cache (a kube::Reflector) lists (first at resourceVersion=0, from the
+// API server's watch cache), then watches from the list's resourceVersion
+// with bookmarks; 410 Expired (HTTP or ERROR event) → relist at the last
+// resourceVersion seen; another ERROR event or a dropped stream → re-watch
+// from the last resourceVersion after backoff; no periodic relist. A relist delivers the
+// differences to watchers (deletions included). Objects are trimmed before they are kept
 // (kube/object_trim.hpp: container env is not kept); an event not newer
 // than what a write reply already stored is ignored, and a bound pod never
 // reads as unbound again (kube/kube_cluster_store.hpp).
@@ -49,9 +50,6 @@ struct KubeClusterOptions {
   // Server-side timeoutSeconds of each watch: random in [min, 2*min).
   std::chrono::seconds watch_timeout{300};
   std::chrono::milliseconds backoff_initial{200};
-  // Full relist of each cache at the first watch end after this period
-  // (reflector.hpp); zero: never.
-  std::chrono::milliseconds resync{std::chrono::minutes(30)};
   std::chrono::milliseconds backoff_max{std::chrono::seconds(30)};
   // Events waiting to be posted (by a background thread); more are dropped.
   size_t event_queue_capacity = 1000;

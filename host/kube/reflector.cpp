@@ -45,8 +45,28 @@ uint64_t next_random(uint64_t& state) {
   return z ^ (z >> 31);
 }
 
-// A 410 on a list continuation: the list restarts from the first page.
+// A 410 on a list continuation: the whole list is asked once more, unpaged.
 struct ContinueExpired {};
+
+// The list's resourceVersion is no longer (410 Expired, "Gone" before
+// Kubernetes 1.18) or not yet ("Too large resource version", a 504
+// Timeout) available.
+bool version_unavailable(const ApiError& e) {
+  if (e.status() == 410)
+    return true;
+  return e.status() == 504 && e.message().find("Too large resource version") != std::string::npos;
+}
+
+std::string join_query(const std::string& path, const std::vector<std::string>& params) {
+  std::string out = path;
+  char separator = '?';
+  for (const std::string& p : params) {
+    out += separator;
+    out += p;
+    separator = '&';
+  }
+  return out;
+}
 
 }  // namespace
 
@@ -164,7 +184,6 @@ void Reflector::wait(std::chrono::milliseconds delay, std::stop_token stop) {
 
 void Reflector::run(std::stop_token stop) {
   bool need_list = true;
-  auto listed_at = std::chrono::steady_clock::now();
   int expired_in_a_row = 0;
   const auto fail = [&](const std::string& what, const std::string& error) {
     ++failures_;
@@ -192,7 +211,6 @@ void Reflector::run(std::stop_token stop) {
         continue;
       }
       need_list = false;
-      listed_at = std::chrono::steady_clock::now();
       failures_ = 0;
       set_status(true, "", 0);
       if (stop.stop_requested())
@@ -208,14 +226,6 @@ void Reflector::run(std::stop_token stop) {
     }
     switch (result.end) {
       case WatchEnd::Normal:
-        if (options_.resync > std::chrono::milliseconds::zero() &&
-            std::chrono::steady_clock::now() - listed_at >= options_.resync) {
-          need_list = true;
-          if (options_.logger)
-            options_.logger->debug("cache resync", {{"resource", options_.name}});
-          if (handlers_.restarted)
-            call("restarted", [&] { handlers_.restarted(true); });
-        }
         break;
       case WatchEnd::Expired:
         need_list = true;
@@ -239,27 +249,61 @@ void Reflector::run(std::stop_token stop) {
   }
 }
 
+std::string Reflector::list_version() const {
+  if (version_unavailable_)
+    return {};
+  const std::string last = resource_version();
+  return last.empty() ? std::string("0") : last;
+}
+
 bool Reflector::list(std::stop_token stop) {
-  // One immediate restart after an expired continuation; a second one in a
-  // row is reported as a list failure, so the retry goes through backoff.
-  for (int restart = 0;; ++restart) {
+  const std::string version = list_version();
+  // Decided by the first attempt, kept for the fallback, as client-go's
+  // pager does: a list at a version the watch cache can serve is unpaged.
+  const bool paged = paginated_ || version.empty() || version == "0";
+  try {
+    return list_at(stop, version, paged);
+  } catch (const ApiError& e) {
+    if (version.empty() || !version_unavailable(e))
+      throw;
+    version_unavailable_ = true;
+    if (options_.logger)
+      options_.logger->info(
+          "cache list version unavailable; listing the latest",
+          {{"resource", options_.name}, {"resourceVersion", version}, {"error", describe(e)}});
+  }
+  return list_at(stop, "", paged);
+}
+
+bool Reflector::list_at(std::stop_token stop, const std::string& version, bool paged) {
+  // One unpaged list after an expired continuation (client-go's pager
+  // does the same); a 410 on that one is a list failure.
+  for (int attempt = 0;; ++attempt) {
+    const bool by_pages = paged && attempt == 0;
     try {
       Relist relist;
       auto& a = relist.objects.GetAllocator();
       std::string continue_token;
       bool first = true;
       do {
-        std::string query = options_.path + "?limit=" + std::to_string(options_.page_size);
+        std::vector<std::string> params;
+        if (by_pages)
+          params.push_back("limit=" + std::to_string(options_.page_size));
         if (!continue_token.empty())
-          query += "&continue=" + query_escape(continue_token);
-        query += query_selectors();
+          params.push_back("continue=" + query_escape(continue_token));
+        else if (!version.empty())
+          params.push_back("resourceVersion=" + query_escape(version));
+        if (!options_.field_selector.empty())
+          params.push_back("fieldSelector=" + query_escape(options_.field_selector));
+        if (!options_.label_selector.empty())
+          params.push_back("labelSelector=" + query_escape(options_.label_selector));
         ApiResponse reply;
         if (stop.stop_requested())
           return false;
         try {
-          reply = client_->get(query);
+          reply = client_->get(join_query(options_.path, params));
         } catch (const ApiError& e) {
-          if (e.status() == 410 && !continue_token.empty() && restart == 0)
+          if (e.status() == 410 && !continue_token.empty() && attempt == 0)
             throw ContinueExpired{};
           throw;
         }
@@ -274,6 +318,8 @@ bool Reflector::list(std::stop_token stop) {
         } else {
           continue_token.clear();
         }
+        if (first && !continue_token.empty() && version == "0")
+          paginated_ = true;
         first = false;
         if (const Value* items = member(page, "items"); items != nullptr && items->IsArray()) {
           for (const Value& item : items->GetArray()) {
@@ -295,6 +341,7 @@ bool Reflector::list(std::stop_token stop) {
           relist.deleted.push_back(key);
       }
       known_ = std::move(known);
+      version_unavailable_ = false;
       {
         std::lock_guard guard(mu_);
         resource_version_ = relist.resource_version;
@@ -304,7 +351,7 @@ bool Reflector::list(std::stop_token stop) {
       return true;
     } catch (const ContinueExpired&) {
       if (options_.logger)
-        options_.logger->info("cache list continuation expired; restarting the list",
+        options_.logger->info("cache list continuation expired; listing without pages",
                               {{"resource", options_.name}});
     }
   }

@@ -1,13 +1,26 @@
 // Reflector: keeps a consumer in step with one API resource collection by
 // list + watch, the way client-go's reflector does.
 //
-//   - List: GET <path>?limit=N[&continue=…] page by page; all pages share
-//     the first page's resourceVersion. A 410 on a continuation restarts
-//     the list from the first page once at once; a second one in a row is
-//     a list failure (backoff, then a fresh list).
+//   - List, at the resourceVersion client-go picks:
+//       first list                    resourceVersion=0: any version, so the
+//                                     API server answers from its watch
+//                                     cache (and then ignores limit);
+//       a relist                      the last resourceVersion seen, without
+//                                     limit: not older than that, the watch
+//                                     cache again;
+//       after a list at a version     unset: a consistent read, at once and
+//       answered 410 Expired or       until a list works.
+//       "Too large resource version"
+//     Lists at 0 or unset ask limit=N, and so do all of them once the first
+//     list came back in pages (a server without watch cache). Pages follow
+//     the continue token (without resourceVersion; all share the first
+//     page's); a reply without one is the whole list. A 410 on a
+//     continuation is followed once by the whole list at the same version
+//     without limit.
 //   - Watch: GET <path>?watch=1&resourceVersion=<last>&allowWatchBookmarks=true
 //     &timeoutSeconds=<random in [t, 2t)>. ADDED/MODIFIED/DELETED go to the
-//     handlers; BOOKMARK only advances the resourceVersion.
+//     handlers; BOOKMARK only advances the resourceVersion (its object
+//     carries nothing else and changes no object).
 //   - 410 Expired (HTTP status or ERROR event) → relist at once (with
 //     backoff when it repeats without progress). Other ERROR events, a
 //     dropped stream, a transport error or an unreadable line → re-watch
@@ -17,8 +30,8 @@
 //     timeoutSeconds) → re-watch at once.
 //   - A relist hands over every object plus the keys known before that are
 //     gone now, so deletions missed while disconnected are delivered.
-//   - Resync (options.resync): a full relist at the first normal watch end
-//     after that period; reported through `restarted` like any relist.
+//   - No periodic relist: a watch resumed from the last resourceVersion
+//     misses nothing, and one that cannot resume gets 410 and relists.
 //
 // Handlers run on the reflector's own thread (std::jthread), one at a time,
 // in stream order; an exception from a handler is logged and ignored.
@@ -57,11 +70,6 @@ struct ReflectorOptions {
   std::chrono::seconds watch_timeout{300};  // server-side timeoutSeconds: random in [t, 2t)
   std::chrono::milliseconds backoff_initial{200};
   std::chrono::milliseconds backoff_max{std::chrono::seconds(30)};
-  // Resync: once this long has passed since the last list, the next normal
-  // end of a watch is followed by a full relist instead of a re-watch, so
-  // an event the stream never delivered is still caught up with (the relist
-  // hands over deletions as usual). Zero: never.
-  std::chrono::milliseconds resync{0};
   // Copies each listed or watched object into the allocator given (the
   // consumer's chance to trim it); default: a whole copy.
   std::function<rapidjson::Value(const rapidjson::Value&, rapidjson::Document::AllocatorType&)>
@@ -123,6 +131,9 @@ class Reflector {
 
   void run(std::stop_token stop);
   bool list(std::stop_token stop);  // false: stopped before it completed
+  // One list at `version`, in pages of options.page_size when `paged`.
+  bool list_at(std::stop_token stop, const std::string& version, bool paged);
+  std::string list_version() const;
   WatchResult watch_once(std::stop_token stop);
   bool handle_line(std::string_view line, WatchResult& result);
   std::string query_selectors() const;
@@ -139,7 +150,9 @@ class Reflector {
   // Owned by the reflector thread.
   std::unordered_map<std::string, std::string> known_;  // key → resourceVersion
   std::chrono::milliseconds backoff_{0};
-  int failures_ = 0;  // consecutive failed lists / watches
+  int failures_ = 0;                  // consecutive failed lists / watches
+  bool paginated_ = false;            // the resourceVersion=0 list came back in pages
+  bool version_unavailable_ = false;  // a list at the last version answered 410
   uint64_t random_state_;
 
   mutable std::mutex mu_;  // guards status_ and resource_version_

@@ -237,5 +237,54 @@ TEST(FakeApiServerList, KeepAliveServesSeveralRequestsOnOneConnection) {
   EXPECT_EQ(server.requests().size(), 3u);
 }
 
+// The list resourceVersion parameter as the real server reads it: 0 is
+// any version (the watch cache answers whole, limit ignored), a revision
+// with limit is an exact read of etcd, without limit "not older than".
+TEST(FakeApiServerList, ResourceVersionOfAList) {
+  FakeApiServer server;
+  for (const char* name : {"p1", "p2", "p3"}) {
+    server.apply(pod("ns", name));
+  }
+  const std::string at_p3 = std::to_string(server.revision());
+  const Json cached = call(server.url(), "GET", "/api/v1/pods?limit=2&resourceVersion=0").json();
+  EXPECT_EQ(names(cached), (std::vector<std::string>{"ns/p1", "ns/p2", "ns/p3"}));
+  EXPECT_FALSE(cached["metadata"].contains("continue"));
+  EXPECT_EQ(cached["metadata"]["resourceVersion"], at_p3);
+
+  ASSERT_TRUE(server.remove("Pod", "ns", "p1"));
+  const Json exact =
+      call(server.url(), "GET", "/api/v1/pods?limit=5&resourceVersion=" + at_p3).json();
+  EXPECT_EQ(names(exact), (std::vector<std::string>{"ns/p1", "ns/p2", "ns/p3"}));
+  EXPECT_EQ(exact["metadata"]["resourceVersion"], at_p3);
+  const Json not_older = call(server.url(), "GET", "/api/v1/pods?resourceVersion=" + at_p3).json();
+  EXPECT_EQ(names(not_older), (std::vector<std::string>{"ns/p2", "ns/p3"}));
+  EXPECT_EQ(not_older["metadata"]["resourceVersion"], std::to_string(server.revision()));
+
+  server.compact();
+  const Response gone = call(server.url(), "GET", "/api/v1/pods?limit=5&resourceVersion=" + at_p3);
+  EXPECT_EQ(gone.status, 410);
+  EXPECT_EQ(gone.json()["message"], "The resourceVersion for the provided list is too old.");
+  const std::string ahead = std::to_string(server.revision() + 5);
+  const Response later = call(server.url(), "GET", "/api/v1/pods?resourceVersion=" + ahead);
+  EXPECT_EQ(later.status, 504);
+  EXPECT_EQ(later.json()["details"]["causes"][0]["reason"], "ResourceVersionTooLarge");
+  const Response both =
+      call(server.url(), "GET", "/api/v1/pods?limit=1&continue=x&resourceVersion=" + at_p3);
+  EXPECT_EQ(both.status, 400);
+}
+
+// Without watch cache, a resourceVersion=0 list is paged like any other.
+TEST(FakeApiServerList, ResourceVersionZeroIsPagedWithoutWatchCache) {
+  FakeApiServerOptions options;
+  options.watch_cache = false;
+  FakeApiServer server(options);
+  for (const char* name : {"p1", "p2", "p3"}) {
+    server.apply(pod("ns", name));
+  }
+  const Json page = call(server.url(), "GET", "/api/v1/pods?limit=2&resourceVersion=0").json();
+  EXPECT_EQ(names(page), (std::vector<std::string>{"ns/p1", "ns/p2"}));
+  EXPECT_TRUE(page["metadata"].contains("continue"));
+}
+
 }  // namespace
 }  // namespace hami::testing::test

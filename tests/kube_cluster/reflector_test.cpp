@@ -5,6 +5,7 @@
 #include <gtest/gtest.h>
 
 #include <mutex>
+#include <regex>
 
 #include "cluster_env.hpp"
 #include "kube/watch_event.hpp"
@@ -86,6 +87,21 @@ std::vector<hami::testing::RecordedRequest> pod_watches(const FakeApiServer& ser
   return out;
 }
 
+std::vector<std::string> pod_list_queries(const FakeApiServer& server) {
+  std::vector<std::string> out;
+  for (auto& r : testing::requests_to(server, "GET", "/api/v1/pods")) {
+    if (!r.watch)
+      out.push_back(std::move(r.query));
+  }
+  return out;
+}
+
+// The watch a reflector with pod_options() opens from `version`.
+std::regex watch_query(const std::string& version) {
+  return std::regex("watch=1&resourceVersion=" + version +
+                    "&allowWatchBookmarks=true&timeoutSeconds=[3-5][0-9]");
+}
+
 class ReflectorTest : public ::testing::Test {
  protected:
   void SetUp() override {
@@ -135,7 +151,7 @@ TEST_F(ReflectorTest, FieldSelectorNarrowsListAndWatch) {
   EXPECT_EQ(journal_.get(), (std::vector<std::string>{"replace ml/b"}));
   const auto lists = testing::requests_to(server_, "GET", "/api/v1/pods");
   ASSERT_EQ(lists.size(), 2U);
-  EXPECT_EQ(lists[0].query, "limit=2&fieldSelector=metadata.name%3Db");
+  EXPECT_EQ(lists[0].query, "limit=2&resourceVersion=0&fieldSelector=metadata.name%3Db");
   EXPECT_TRUE(lists[1].query.ends_with("&fieldSelector=metadata.name%3Db")) << lists[1].query;
   server_.apply(testing::pod_object("ml", "a", "uid-a", "", R"({"x":"1"})"));
   server_.apply(testing::pod_object("ml", "b", "uid-b", "", R"({"x":"1"})"));
@@ -207,23 +223,152 @@ TEST_F(ReflectorTest, NormalStreamEndRewatchesAtOnceFromTheSameVersion) {
   EXPECT_TRUE(journal_.restart_log().empty());
 }
 
-TEST_F(ReflectorTest, ResyncRelistsAtTheNextNormalWatchEnd) {
-  auto options = pod_options();
-  options.watch_timeout = 1s;  // the server ends each stream after 1 or 2 s
-  options.resync = 1ms;        // due by the end of the first watch
-  Reflector reflector(testing::client_for(server_.url()), options, journal_.handlers());
+// The first list asks resourceVersion=0, which the API server answers from
+// its watch cache, whole (limit ignored): one request, then the watch from
+// that list's version.
+TEST_F(ReflectorTest, FirstListAsksAnyVersionAndTakesTheWholeAnswer) {
+  Reflector reflector(testing::client_for(server_.url()), pod_options(), journal_.handlers());
   reflector.start();
   ASSERT_TRUE(eventually([&] { return reflector.status().synced; }));
-  ASSERT_TRUE(eventually([&] { return journal_.get().size() >= 2; }, 5s))
-      << ::testing::PrintToString(journal_.get());
-  EXPECT_EQ(journal_.get()[1], "replace ml/a ml/b ml/c");
-  EXPECT_EQ(journal_.restart_log().front(), "relist");
-  size_t lists = 0;
-  for (const auto& r : testing::requests_to(server_, "GET", "/api/v1/pods"))
-    lists += r.watch ? 0 : 1;
-  EXPECT_GE(lists, 4U);  // two pages each time
-  for (const auto& s : journal_.status_log())
-    EXPECT_EQ(s.find("failed"), std::string::npos) << s;
+  ASSERT_TRUE(server_.wait_open_watches(1, 5s));
+  EXPECT_EQ(pod_list_queries(server_), (std::vector<std::string>{"limit=2&resourceVersion=0"}));
+  EXPECT_EQ(journal_.get(), (std::vector<std::string>{"replace ml/a ml/b ml/c"}));
+  const std::string revision = std::to_string(server_.revision());
+  EXPECT_EQ(reflector.resource_version(), revision);
+  const auto watches = pod_watches(server_);
+  ASSERT_EQ(watches.size(), 1U);
+  EXPECT_TRUE(std::regex_match(watches[0].query, watch_query(revision))) << watches[0].query;
+}
+
+// After a watch answered 410, the relist asks the last resourceVersion
+// seen, without limit ("not older than": the watch cache serves it, etcd
+// is not read), then watches from that list's version.
+TEST_F(ReflectorTest, RelistAfterGoneAsksTheLastVersionWithoutLimit) {
+  Reflector reflector(testing::client_for(server_.url()), pod_options(), journal_.handlers());
+  reflector.start();
+  ASSERT_TRUE(eventually([&] { return reflector.status().synced; }));
+  ASSERT_TRUE(server_.wait_open_watches(1, 5s));
+  const std::string seen = server_.apply(testing::pod_object("ml", "d", "uid-d"));
+  ASSERT_TRUE(eventually([&] { return reflector.resource_version() == seen; }));
+  server_.apply(testing::namespace_object("x"));
+  server_.clear_requests();
+  server_.send_watch_error(410, "Expired", "too old resource version: 2 (9)");
+  ASSERT_TRUE(eventually([&] { return pod_watches(server_).size() == 1; }));
+  EXPECT_EQ(pod_list_queries(server_), (std::vector<std::string>{"resourceVersion=" + seen}));
+  EXPECT_EQ(journal_.get().back(), "replace ml/a ml/b ml/c ml/d");
+  EXPECT_EQ(journal_.restart_log(), (std::vector<std::string>{"relist"}));
+  const std::string revision = std::to_string(server_.revision());
+  EXPECT_EQ(reflector.resource_version(), revision);
+  EXPECT_TRUE(std::regex_match(pod_watches(server_)[0].query, watch_query(revision)))
+      << pod_watches(server_)[0].query;
+}
+
+// A BOOKMARK changes no object: no handler is told, the objects known stay
+// as they were (a relist reports nothing gone), and only the version moves.
+TEST_F(ReflectorTest, BookmarkOnlyAdvancesTheVersion) {
+  Reflector reflector(testing::client_for(server_.url()), pod_options(), journal_.handlers());
+  reflector.start();
+  ASSERT_TRUE(eventually([&] { return reflector.status().synced; }));
+  ASSERT_TRUE(server_.wait_open_watches(1, 5s));
+  server_.apply(testing::namespace_object("x"));
+  const std::string revision = std::to_string(server_.revision());
+  server_.send_bookmarks();
+  ASSERT_TRUE(eventually([&] { return reflector.resource_version() == revision; }));
+  EXPECT_EQ(journal_.get(), (std::vector<std::string>{"replace ml/a ml/b ml/c"}));
+  server_.clear_requests();
+  server_.send_watch_error(410, "Expired", "too old resource version: 2 (9)");
+  ASSERT_TRUE(eventually([&] { return pod_watches(server_).size() == 1; }));
+  EXPECT_EQ(pod_list_queries(server_), (std::vector<std::string>{"resourceVersion=" + revision}));
+  EXPECT_EQ(journal_.get(),
+            (std::vector<std::string>{"replace ml/a ml/b ml/c", "replace ml/a ml/b ml/c"}));
+}
+
+// A server without watch cache pages every list, resourceVersion=0 ones
+// included.
+class ReflectorWithoutWatchCache : public ::testing::Test {
+ protected:
+  static hami::testing::FakeApiServerOptions no_watch_cache() {
+    hami::testing::FakeApiServerOptions o;
+    o.watch_cache = false;
+    return o;
+  }
+  void SetUp() override {
+    for (const char* p : {"a", "b", "c"})
+      server_.apply(testing::pod_object("ml", p, std::string("uid-") + p));
+  }
+  FakeApiServer server_{no_watch_cache()};
+  Journal journal_;
+};
+
+// The first list came back in pages: the reflector follows them (the
+// continuation without resourceVersion, as the server requires), and
+// keeps asking pages when it relists at a version.
+TEST_F(ReflectorWithoutWatchCache, PagedFirstListKeepsLaterListsPaged) {
+  Reflector reflector(testing::client_for(server_.url()), pod_options(), journal_.handlers());
+  reflector.start();
+  ASSERT_TRUE(eventually([&] { return reflector.status().synced; }));
+  ASSERT_TRUE(server_.wait_open_watches(1, 5s));
+  auto lists = pod_list_queries(server_);
+  ASSERT_EQ(lists.size(), 2U) << ::testing::PrintToString(lists);
+  EXPECT_EQ(lists[0], "limit=2&resourceVersion=0");
+  EXPECT_TRUE(std::regex_match(lists[1], std::regex("limit=2&continue=[A-Za-z0-9_-]+")))
+      << lists[1];
+  EXPECT_EQ(journal_.get(), (std::vector<std::string>{"replace ml/a ml/b ml/c"}));
+  const std::string version = reflector.resource_version();
+
+  server_.clear_requests();
+  server_.send_watch_error(410, "Expired", "too old resource version: 2 (9)");
+  ASSERT_TRUE(eventually([&] { return pod_watches(server_).size() == 1; }));
+  lists = pod_list_queries(server_);
+  ASSERT_EQ(lists.size(), 2U) << ::testing::PrintToString(lists);
+  EXPECT_EQ(lists[0], "limit=2&resourceVersion=" + version);
+  EXPECT_TRUE(std::regex_match(lists[1], std::regex("limit=2&continue=[A-Za-z0-9_-]+")))
+      << lists[1];
+  EXPECT_EQ(journal_.get().back(), "replace ml/a ml/b ml/c");
+}
+
+// Without watch cache, a relist at a version etcd has compacted away gets
+// 410: the reflector asks again at once with resourceVersion unset (a
+// consistent read), then goes on from that list's version.
+TEST_F(ReflectorWithoutWatchCache, ListAtACompactedVersionFallsBackToAConsistentRead) {
+  Reflector reflector(testing::client_for(server_.url()), pod_options(), journal_.handlers());
+  reflector.start();
+  ASSERT_TRUE(eventually([&] { return reflector.status().synced; }));
+  ASSERT_TRUE(server_.wait_open_watches(1, 5s));
+  const std::string version = reflector.resource_version();
+  // Cut off while a pod goes away and the history is compacted: the
+  // re-watch from `version` gets 410, so does the list at it.
+  server_.set_refusing(true);
+  server_.drop_watches();
+  ASSERT_TRUE(server_.remove("Pod", "ml", "a"));
+  server_.compact();
+  server_.apply(testing::namespace_object("after-compaction"));
+  server_.clear_requests();
+  server_.set_refusing(false);
+  ASSERT_TRUE(eventually([&] {
+    for (const auto& w : pod_watches(server_)) {
+      if (w.query.starts_with("watch=1&resourceVersion=" + std::to_string(server_.revision())))
+        return true;
+    }
+    return false;
+  })) << ::testing::PrintToString(pod_list_queries(server_));
+  const auto lists = testing::requests_to(server_, "GET", "/api/v1/pods");
+  std::vector<std::string> sent;
+  for (const auto& r : lists) {
+    if (!r.watch)
+      sent.push_back(r.query + " " + std::to_string(r.status));
+  }
+  EXPECT_EQ(sent, (std::vector<std::string>{"limit=2&resourceVersion=" + version + " 410",
+                                            "limit=2 200"}));
+  EXPECT_EQ(journal_.get().back(), "replace ml/b ml/c -ml/a");
+
+  // The next relist asks the version again.
+  const std::string next = reflector.resource_version();
+  server_.clear_requests();
+  server_.send_watch_error(410, "Expired", "too old resource version: 2 (9)");
+  ASSERT_TRUE(eventually([&] { return pod_watches(server_).size() == 1; }));
+  EXPECT_EQ(pod_list_queries(server_),
+            (std::vector<std::string>{"limit=2&resourceVersion=" + next}));
 }
 
 TEST(ReflectorStop, StopIsPromptDuringBackoff) {

@@ -36,9 +36,14 @@
 // Also as the real server: items of a list have no kind/apiVersion; a PUT
 // or patch that changes nothing writes nothing (no new revision); a watch
 // on a field selector sees an object leaving the selection as DELETED and
-// one entering it as ADDED. Differences: lists always read the latest state
-// (the list resourceVersion parameter is ignored); BOOKMARKs are sent only
-// when send_bookmarks() is called; the legacy /api/v1/watch/... paths and
+// one entering it as ADDED. The list resourceVersion parameter as the real
+// server reads it (fake_rest.hpp): unset or 0 the latest state, 0 whole
+// (from the watch cache, options.watch_cache), a value with limit exactly
+// that revision (410 once compacted), a value without limit the latest
+// state (504 "Too large resource version" when ahead of it).
+// Differences: BOOKMARKs are sent only when send_bookmarks() is called (the
+// real server sends one about every minute), or at the end of the initial
+// events of a sendInitialEvents watch; the legacy /api/v1/watch/... paths and
 // subresources other than pods/binding (e.g. status) are not served (404).
 // Stopping a server takes up to a quarter second (Poco's accept loop).
 #pragma once
@@ -60,6 +65,11 @@ struct FakeApiServerOptions {
   // With tls: clients must present a certificate signed by one of these
   // (PEM); the handshake fails otherwise. Empty: none asked for.
   std::string client_ca_pem;
+  // The API server's watch cache: lists at resourceVersion=0, and at a
+  // resourceVersion without limit, are answered whole from the current
+  // state, limit ignored. false: limit is honoured at 0 too (a server
+  // without watch cache, where etcd pages every list).
+  bool watch_cache = true;
 };
 
 struct RecordedRequest {

@@ -89,6 +89,23 @@ Reply do_list(ServerState& state, const RestRequest& req) {
     token_rev = t["rv"].get<uint64_t>();
     start = t["start"].get<std::string>();
   }
+  const std::string rv_text = q.get("resourceVersion");
+  std::optional<uint64_t> at;  // a resourceVersion other than 0
+  if (!rv_text.empty() && rv_text != "0") {
+    if (!cont.empty()) {
+      return fail(
+          status_bad_request("specifying resource version is not allowed when using continue"));
+    }
+    at = parse_u64(rv_text);
+    if (!at) {
+      return fail(status_bad_request("resourceVersion: Invalid value: \"" + rv_text +
+                                     "\": must be a number"));
+    }
+  }
+  // Served by the watch cache: the latest state, whole.
+  if (rv_text == "0" && state.watch_cache) {
+    limit = 0;
+  }
 
   Lock lock(state.mu);
   Store& store = state.store;
@@ -103,6 +120,16 @@ Reply do_list(ServerState& state, const RestRequest& req) {
     }
     items = std::move(*snap);
     revision = token_rev;
+  } else if (at && *at > revision) {
+    return fail(status_too_large(*at, revision));
+  } else if (at && limit != 0) {
+    // The legacy exact read: the revision asked, from etcd.
+    auto snap = *at >= store.compacted() ? store.at_revision(*route.kind, *at) : std::nullopt;
+    if (!snap) {
+      return fail(status_list_too_old());
+    }
+    items = std::move(*snap);
+    revision = *at;
   } else {
     for (auto& obj : store.all(*route.kind)) {
       items.emplace_back(Store::key(meta_string(*obj, "namespace"), meta_string(*obj, "name")),

@@ -7,8 +7,16 @@
 //    its items have no kind/apiVersion; a continuation token carries that
 //    revision and the last key, and pages of one list come from the same
 //    snapshot; after compact() the token is 410 Expired.
-//  - the list resourceVersion parameter is ignored: lists read the latest
-//    state (what resourceVersion unset means).
+//  - the list resourceVersion parameter: unset → the latest state (a
+//    consistent read), paged by limit; "0" → any version: the latest state,
+//    whole (limit ignored) when the server has a watch cache
+//    (FakeApiServerOptions::watch_cache), else paged; a revision X with
+//    limit → exactly X, read from the history (410 Expired "The
+//    resourceVersion for the provided list is too old." once compacted);
+//    X without limit → not older than X: the latest state. X ahead of the
+//    store → 504 "Too large resource version" (the real server waits 3 s
+//    for its cache first). With continue, a resourceVersion other than 0
+//    is 400, as on the real server.
 //  - PUT with metadata.resourceVersion is conditional (409 Conflict); a PUT
 //    or patch that changes nothing writes nothing (no new revision).
 //  - merge patch: metadata.resourceVersion in the patch is a precondition

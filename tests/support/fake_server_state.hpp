@@ -39,7 +39,7 @@ struct FaultRule {
 
 struct ServerState {
   explicit ServerState(const FakeApiServerOptions& options)
-      : store(options.history), token(options.token) {}
+      : store(options.history), token(options.token), watch_cache(options.watch_cache) {}
 
   mutable std::mutex mu;
   mutable std::condition_variable changed;
@@ -48,6 +48,7 @@ struct ServerState {
   std::vector<RecordedRequest> requests;
   std::vector<FaultRule> faults;
   std::string token;
+  const bool watch_cache;
   std::chrono::milliseconds latency{0};
   bool refusing = false;
   bool stopping = false;

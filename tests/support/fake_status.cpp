@@ -120,6 +120,23 @@ Json status_too_old(uint64_t requested, uint64_t oldest) {
                             std::to_string(oldest) + ")");
 }
 
+Json status_list_too_old() {
+  return status_failure(410, "Expired", "The resourceVersion for the provided list is too old.");
+}
+
+Json status_too_large(uint64_t requested, uint64_t current) {
+  Json cause = Json::object();
+  cause["reason"] = "ResourceVersionTooLarge";
+  cause["message"] = "Too large resource version";
+  Json details = Json::object();
+  details["causes"] = Json::array({std::move(cause)});
+  details["retryAfterSeconds"] = 1;
+  return status_failure(504, "Timeout",
+                        "Timeout: Too large resource version: " + std::to_string(requested) +
+                            ", current: " + std::to_string(current),
+                        std::move(details));
+}
+
 Json status_bad_request(std::string_view message) {
   return status_failure(400, "BadRequest", message);
 }

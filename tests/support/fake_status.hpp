@@ -33,6 +33,11 @@ Json status_already_assigned(std::string_view pod, std::string_view node);
 Json status_continue_expired();
 // 410 "too old resource version: X (Y)" of a watch.
 Json status_too_old(uint64_t requested, uint64_t oldest);
+// 410 of a list at an exact resourceVersion the store no longer holds.
+Json status_list_too_old();
+// 504 "Timeout: Too large resource version: X, current: Y" (cause
+// ResourceVersionTooLarge) of a read at a resourceVersion not reached yet.
+Json status_too_large(uint64_t requested, uint64_t current);
 Json status_bad_request(std::string_view message);
 // 422 of a JSON patch that cannot be applied (a failed `test` included):
 // the server's generic message, the patch error as the cause.
