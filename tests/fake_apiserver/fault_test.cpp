@@ -35,6 +35,26 @@ TEST(FakeApiServerFault, TooManyRequestsWithRetryAfterForTheNextMatchingRequests
   EXPECT_EQ(call(server.url(), "GET", "/api/v1/pods").status, 200);
 }
 
+// An injected 403 reads as RBAC's refusal of an anonymous client.
+TEST(FakeApiServerFault, ForbiddenNamesTheVerbAndResource) {
+  FakeApiServer server;
+  server.apply(pod("a", "p1"));
+  server.fail_next("POST", "/api/v1/namespaces/a/pods/p1/binding", 403);
+  const Response r = call(server.url(), "POST", "/api/v1/namespaces/a/pods/p1/binding",
+                          RequestOptions{R"({"metadata":{"name":"p1"},"target":{"name":"n"}})",
+                                         "application/json", "", ""});
+  EXPECT_EQ(r.status, 403);
+  EXPECT_EQ(r.body,
+            R"({"kind":"Status","apiVersion":"v1","metadata":{},"status":"Failure",)"
+            R"("message":"pods \"p1\" is forbidden: User \"system:anonymous\" cannot create )"
+            R"(resource \"pods/binding\" in API group \"\" in the namespace \"a\"",)"
+            R"("reason":"Forbidden","details":{"name":"p1","kind":"pods"},"code":403})");
+  server.fail_next("GET", "/api/v1/nodes", 403);
+  EXPECT_EQ(call(server.url(), "GET", "/api/v1/nodes").json()["message"],
+            "nodes is forbidden: User \"system:anonymous\" cannot list resource \"nodes\" in "
+            "API group \"\" at the cluster scope");
+}
+
 TEST(FakeApiServerFault, ServerErrorsAndWatchRefusals) {
   FakeApiServer server;
   server.fail_next("", "/api/v1/nodes", 500);

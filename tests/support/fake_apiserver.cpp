@@ -159,8 +159,9 @@ class RequestHandler : public Poco::Net::HTTPRequestHandler {
       const std::string name = route ? route->name : std::string();
       const std::string resource = route ? route->kind->qualified_resource() : std::string();
       Json body =
-          fault->status == 401
-              ? fake::status_unauthorized()
+          fault->status == 401 ? fake::status_unauthorized()
+          : fault->status == 403 && route
+              ? fake::status_forbidden(record.method, *route, record.watch)
               : fake::status_fault(fault->status, fault->retry_after_seconds, resource, name);
       reply(response, std::move(record), fault->status, body, fault->retry_after_seconds);
       return;

@@ -132,8 +132,9 @@ class FakeApiServer {
   void send_bookmarks();
   // The next `count` requests whose method matches (empty: any) and whose
   // path starts with `path_prefix` are answered `status` with a Status body
-  // (reason from the code: 409 Conflict, 410 Expired, 429 TooManyRequests,
-  // 500 InternalError, 503 ServiceUnavailable), with a Retry-After header
+  // (reason from the code: 403 Forbidden as RBAC refuses an anonymous
+  // client, 409 Conflict, 410 Expired, 429 TooManyRequests, 500
+  // InternalError, 503 ServiceUnavailable), with a Retry-After header
   // when `retry_after_seconds` is set. Watches count too.
   void fail_next(std::string method, std::string path_prefix, int status, int count = 1,
                  std::optional<int> retry_after_seconds = std::nullopt);

@@ -161,6 +161,38 @@ Json status_unknown_path() {
                         Json::object());
 }
 
+Json status_forbidden(std::string_view method, const Route& route, bool watch) {
+  std::string verb = "get";
+  if (method == "GET") {
+    verb = watch ? "watch" : route.name.empty() ? "list" : "get";
+  } else if (method == "POST") {
+    verb = "create";
+  } else if (method == "PUT") {
+    verb = "update";
+  } else if (method == "PATCH") {
+    verb = "patch";
+  } else if (method == "DELETE") {
+    verb = route.name.empty() ? "deletecollection" : "delete";
+  }
+  const KindInfo& kind = *route.kind;
+  std::string resource(kind.resource);
+  if (!route.subresource.empty())
+    resource += "/" + route.subresource;
+  std::string why = "User \"system:anonymous\" cannot " + verb + " resource \"" + resource +
+                    "\" in API group \"" + std::string(kind.group) + "\" ";
+  why += route.ns.empty() ? "at the cluster scope" : "in the namespace \"" + route.ns + "\"";
+  Json details = Json::object();
+  std::string message = kind.qualified_resource();
+  if (!route.name.empty()) {
+    message += " \"" + route.name + "\"";
+    details["name"] = route.name;
+  }
+  if (!kind.group.empty())
+    details["group"] = std::string(kind.group);
+  details["kind"] = std::string(kind.resource);
+  return status_failure(403, "Forbidden", message + " is forbidden: " + why, std::move(details));
+}
+
 Json status_fault(int code, std::optional<int> retry_after_seconds, std::string_view qualified,
                   std::string_view name) {
   switch (code) {

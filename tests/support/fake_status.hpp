@@ -8,6 +8,7 @@
 #include <string_view>
 
 #include "fake_json.hpp"
+#include "fake_kinds.hpp"
 
 namespace hami::testing::fake {
 
@@ -45,6 +46,10 @@ Json status_patch_invalid(std::string_view cause);
 Json status_unauthorized();
 // 404 for a path that names nothing.
 Json status_unknown_path();
+// 403 of a request authorization refused, as RBAC answers an anonymous
+// client: `pods "p" is forbidden: User "system:anonymous" cannot create
+// resource "pods/binding" in API group "" in the namespace "ml"`.
+Json status_forbidden(std::string_view method, const Route& route, bool watch);
 // The injected fault replies of FakeApiServer::fail_next.
 Json status_fault(int code, std::optional<int> retry_after_seconds, std::string_view qualified,
                   std::string_view name);
