@@ -41,14 +41,15 @@ enum class ErrorKind {
   NotFound,     // the object does not exist (HTTP 404)
   Conflict,     // precondition failed or already bound elsewhere (HTTP 409)
   Invalid,      // the write itself is malformed (HTTP 400/422)
-  Unavailable,  // the backend cannot be reached (HTTP 5xx, timeouts)
+  Unavailable,  // the backend cannot be reached (HTTP 5xx, timeouts), or
+                // refused to serve the request (HTTP 401, 403, 429)
 };
 
 class ClusterError : public std::runtime_error {
  public:
   // `maybe_stored` defaults to whether the kind leaves a write's outcome
   // unknown (Unavailable: a 5xx or a timeout may come after the write was
-  // stored).
+  // stored; a refusal such as 403 or 429 says false explicitly).
   ClusterError(ErrorKind kind, const std::string& message)
       : ClusterError(kind, message, kind == ErrorKind::Unavailable) {}
   ClusterError(ErrorKind kind, const std::string& message, bool maybe_stored)

@@ -51,8 +51,12 @@ cluster::ClusterError cluster_error(const ApiError& e) {
   }
   if (e.status() == 0)
     return {cluster::ErrorKind::Unavailable, "kubernetes API server unavailable: " + message};
+  // Only a 5xx may come after the write was stored. Every 4xx is answered
+  // before storage: 401/403 by authentication, authorization (RBAC) or
+  // admission, 429 by API priority and fairness or the max-in-flight limit.
   return {cluster::ErrorKind::Unavailable,
-          "kubernetes API server answered " + std::to_string(e.status()) + ": " + message};
+          "kubernetes API server answered " + std::to_string(e.status()) + ": " + message,
+          e.status() >= 500};
 }
 
 std::string escape_segment(std::string_view segment) {

@@ -175,6 +175,44 @@ TEST_F(KubeClusterWrites, PodMetadataPatchErrors) {
             ErrorKind::Unavailable);
 }
 
+// 401/403 (authentication, RBAC, admission) and 429 (priority and
+// fairness, max-in-flight) are answered before the request reaches
+// storage: the write was not stored. A 5xx may come after it was.
+TEST_F(KubeClusterWrites, RefusalsBeforeStorageAreNotStored) {
+  const auto maybe_stored = [](const std::function<void()>& write) {
+    try {
+      write();
+    } catch (const ClusterError& e) {
+      return e.maybe_stored();
+    }
+    ADD_FAILURE() << "expected ClusterError";
+    return true;
+  };
+  const auto patch = [&] {
+    cluster::PodMetadataPatch p;
+    p.annotations = {{"hami.io/bind-phase", "allocating"}};
+    state_->patch_pod_metadata("ml", "p1", p, std::string_view("uid-1"));
+  };
+  const auto binding = [&] { state_->bind("ml", "p1", "uid-1", "gpu-1"); };
+  const auto lock = [&] {
+    state_->patch_node_annotations("gpu-1", {{"hami.io/mutex.lock", "x"}}, std::nullopt);
+  };
+  const std::string pod = "/api/v1/namespaces/ml/pods/p1";
+  for (const int status : {401, 403, 429}) {
+    server_.fail_next("PATCH", pod, status);
+    EXPECT_FALSE(maybe_stored(patch)) << status;
+    server_.fail_next("POST", pod + "/binding", status);
+    EXPECT_FALSE(maybe_stored(binding)) << status;
+    server_.fail_next("PATCH", "/api/v1/nodes/gpu-1", status);
+    EXPECT_FALSE(maybe_stored(lock)) << status;
+  }
+  server_.fail_next("PATCH", pod, 503);
+  EXPECT_TRUE(maybe_stored(patch));
+  server_.fail_next("PATCH", "/api/v1/nodes/gpu-1", 500);
+  EXPECT_TRUE(maybe_stored(lock));
+  EXPECT_FALSE(server_object("Pod", "ml", "p1")["spec"].HasMember("nodeName"));
+}
+
 // The uid precondition is judged by the server, not the cache: the pod was
 // deleted and re-created under its name while the cache still holds the
 // old one, and the new pod is not written to.
