@@ -81,6 +81,31 @@ TEST(FakePatch, JsonPatchOperationsAllOrNothing) {
   EXPECT_FALSE(apply_json_patch(doc, Json::object(), error));
 }
 
+// `test` as the API server's patch library judges it: null tests that a
+// member is absent (or null); the parent must exist.
+TEST(FakePatch, JsonPatchTestOfNullTestsAbsence) {
+  const Json doc = Json::parse(R"({"metadata":{"annotations":{"a/b":"1"}},"spec":{}})");
+  std::string error;
+  const auto test = [&](const char* path, const Json& value) {
+    Json op = {{"op", "test"}, {"path", path}};
+    op["value"] = value;
+    return apply_json_patch(doc, Json::array({op}), error).has_value();
+  };
+  EXPECT_TRUE(test("/spec/nodeName", nullptr));
+  EXPECT_TRUE(test("/metadata/labels", nullptr));
+  EXPECT_TRUE(test("/metadata/annotations/x", nullptr));
+  EXPECT_TRUE(test("/metadata/annotations/a~1b", "1"));
+  EXPECT_FALSE(test("/metadata/annotations/a~1b", nullptr));
+  EXPECT_EQ(error, "testing value /metadata/annotations/a~1b failed: test failed");
+  EXPECT_FALSE(test("/metadata/annotations", nullptr));
+  EXPECT_FALSE(test("/metadata/annotations/x", "1"));
+  EXPECT_EQ(error, "testing value /metadata/annotations/x failed: test failed");
+  EXPECT_FALSE(test("/metadata/labels/x", nullptr));
+  EXPECT_EQ(error,
+            "test operation does not apply: is missing path: /metadata/labels/x: missing "
+            "value");
+}
+
 TEST(FakePatch, MergePatchFollowsRfc7386) {
   const Json doc = Json::parse(R"({"a":"b","c":{"d":"e","f":"g"},"l":[1,2]})");
   EXPECT_EQ(apply_merge_patch(doc, Json::parse(R"({"a":"z","c":{"f":null},"l":[3]})")),

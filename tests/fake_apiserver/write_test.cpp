@@ -206,6 +206,79 @@ TEST(FakeApiServerWrite, JsonPatchTestOperation) {
             404);
 }
 
+// A label value over 63 bytes is refused for the whole write, with the
+// Status the real server (apimachinery v0.37) sends; create, update and
+// patch alike, and nothing is stored.
+TEST(FakeApiServerWrite, LabelValuesAndKeysAreValidated) {
+  FakeApiServer server;
+  server.apply(fixture_pod());
+  const std::string long_value(70, 'n');
+  const uint64_t revision = server.revision();
+  const Response patched =
+      call(server.url(), "PATCH", kPodPath,
+           with_body(R"([{"op":"add","path":"/metadata/annotations","value":{"a":"1"}},)"
+                     R"({"op":"add","path":"/metadata/labels/hami.io~1vgpu-node","value":")" +
+                         long_value + R"("}])",
+                     "application/json-patch+json"));
+  EXPECT_EQ(patched.status, 422);
+  EXPECT_EQ(patched.body,
+            R"({"kind":"Status","apiVersion":"v1","metadata":{},"status":"Failure",)"
+            R"("message":"Pod \"llm-serve-6f7d8c9b5-k2l3m\" is invalid: metadata.labels: )"
+            R"(Invalid value: \")" +
+                long_value +
+                R"(\": must be no more than 63 bytes","reason":"Invalid",)"
+                R"("details":{"name":"llm-serve-6f7d8c9b5-k2l3m","kind":"Pod","causes":[)"
+                R"({"reason":"FieldValueInvalid","message":"Invalid value: \")" +
+                long_value +
+                R"(\": must be no more than 63 bytes","field":"metadata.labels"}]},"code":422})");
+  EXPECT_EQ(server.revision(), revision);
+  EXPECT_FALSE(stored(server, "Pod", "ml-team", "llm-serve-6f7d8c9b5-k2l3m")["metadata"].contains(
+      "annotations"));
+
+  // 63 bytes pass; a character outside the label alphabet does not.
+  const std::string longest(63, 'n');
+  EXPECT_EQ(call(server.url(), "PATCH", kPodPath,
+                 with_body(R"({"metadata":{"labels":{"k":")" + longest + R"("}}})",
+                           "application/merge-patch+json"))
+                .status,
+            200);
+  const Response bad_char =
+      call(server.url(), "PATCH", kPodPath,
+           with_body(R"({"metadata":{"labels":{"k":"a:b"}}})", "application/merge-patch+json"));
+  EXPECT_EQ(bad_char.status, 422);
+  EXPECT_EQ(bad_char.json()["message"],
+            "Pod \"llm-serve-6f7d8c9b5-k2l3m\" is invalid: metadata.labels: Invalid value: "
+            "\"a:b\": a valid label must be an empty string or consist of alphanumeric "
+            "characters, '-', '_' or '.', and must start and end with an alphanumeric character "
+            "(e.g. 'MyValue',  or 'my_value',  or '12345', regex used for validation is "
+            "'(([A-Za-z0-9][-A-Za-z0-9_.]*)?[A-Za-z0-9])?')");
+
+  // Keys: the prefix a DNS subdomain, the name a qualified name.
+  Json created = Json::parse(pod("ml-team", "p2"));
+  created["metadata"]["labels"] = {{"Bad_Prefix/x", "1"}};
+  const Response bad_key = call(server.url(), "POST", "/api/v1/namespaces/ml-team/pods",
+                                with_body(created.dump(), "application/json"));
+  EXPECT_EQ(bad_key.status, 422);
+  EXPECT_EQ(bad_key.json()["message"],
+            "Pod \"p2\" is invalid: metadata.labels: Invalid value: \"Bad_Prefix/x\": prefix "
+            "part a lowercase RFC 1123 subdomain must consist of lower case alphanumeric "
+            "characters, '-' or '.', and must start and end with an alphanumeric character (e.g. "
+            "'example.com', regex used for validation is "
+            "'[a-z0-9]([-a-z0-9]*[a-z0-9])?(\\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*')");
+  EXPECT_FALSE(server.object("Pod", "ml-team", "p2").has_value());
+  // Two errors: the aggregate in brackets, one cause each.
+  Json two = Json::parse(fixture_pod());
+  two["metadata"]["labels"] = {{"a", std::string(64, 'v')}, {"b", "-"}};
+  const Response both =
+      call(server.url(), "PUT", kPodPath, with_body(two.dump(), "application/json"));
+  EXPECT_EQ(both.status, 422);
+  const std::string message = both.json()["message"];
+  EXPECT_EQ(message.rfind("Pod \"llm-serve-6f7d8c9b5-k2l3m\" is invalid: [metadata.labels: ", 0),
+            0u)
+      << message;
+  EXPECT_EQ(both.json()["details"]["causes"].size(), 2u);
+}
+
 TEST(FakeApiServerWrite, BindingSucceedsOnceWithAnnotations) {
   FakeApiServer server;
   server.apply(fixture_pod());

@@ -10,8 +10,10 @@
 // JSON patch; metadata.resourceVersion in a merge patch is a precondition →
 // 409 Conflict; a JSON-patch `test` op that fails — on
 // /metadata/resourceVersion or anything else — is 422 Invalid, as the real
-// server answers; strategic merge patch is applied as a merge patch) and
-// delete (immediate, no graceful deletion):
+// server answers, and a `test` for null passes on an absent member; strategic
+// merge patch is applied as a merge patch) and delete (immediate, no
+// graceful deletion). Creates, updates and patches validate
+// metadata.labels as the real server does (422 Invalid):
 //   pods           /api/v1/pods, /api/v1/namespaces/{ns}/pods[/{name}]
 //   pods/binding   POST /api/v1/namespaces/{ns}/pods/{name}/binding
 //                  (uid precondition; 409 when already assigned)

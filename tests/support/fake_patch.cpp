@@ -1,6 +1,37 @@
 #include "fake_patch.hpp"
 
 namespace hami::testing::fake {
+namespace {
+
+// `test` as the API server's patch library (evanphx/json-patch v4) judges
+// it: the parent of the path must exist; a member the parent object lacks
+// passes a test for null (and only that: a test for absence), anything else
+// is compared by JSON equality.
+bool test_holds(const Json& doc, const Json& op, const std::string& path, std::string& error) {
+  const Json expected = op.contains("value") ? op["value"] : Json();
+  const auto failed = [&] {
+    error = "testing value " + path + " failed: test failed";
+    return false;
+  };
+  try {
+    const Json::json_pointer pointer(path);
+    if (pointer.empty())
+      return doc == expected || failed();
+    const Json::json_pointer parent_pointer = pointer.parent_pointer();
+    if (!doc.contains(parent_pointer) || !doc.at(parent_pointer).is_structured()) {
+      error = "test operation does not apply: is missing path: " + path + ": missing value";
+      return false;
+    }
+    const Json& parent = doc.at(parent_pointer);
+    if (parent.is_object() && !parent.contains(pointer.back()))
+      return expected.is_null() || failed();
+    return doc.at(pointer) == expected || failed();
+  } catch (const nlohmann::json::exception&) {
+    return failed();
+  }
+}
+
+}  // namespace
 
 Json apply_merge_patch(Json target, const Json& patch) {
   target.merge_patch(patch);
@@ -26,16 +57,17 @@ std::optional<Json> apply_json_patch(const Json& target, const Json& operations,
       error = "Unexpected kind: " + kind;
       return std::nullopt;
     }
+    if (kind == "test") {
+      if (!test_holds(doc, op, path, error))
+        return std::nullopt;
+      continue;
+    }
     try {
       // One operation at a time so a failure names the operation.
       doc = doc.patch(Json::array({op}));
     } catch (const nlohmann::json::exception&) {
-      if (kind == "test") {
-        error = "testing value " + path + " failed: test failed";
-      } else {
-        error = kind + " operation does not apply: doc is missing path: \"" + path +
-                "\": missing value";
-      }
+      error =
+          kind + " operation does not apply: doc is missing path: \"" + path + "\": missing value";
       return std::nullopt;
     }
   }

@@ -6,6 +6,7 @@
 #include "fake_patch.hpp"
 #include "fake_selectors.hpp"
 #include "fake_status.hpp"
+#include "fake_validation.hpp"
 
 namespace hami::testing::fake {
 namespace {
@@ -250,6 +251,9 @@ Reply do_create(ServerState& state, const RestRequest& req) {
                                    " \"\" is invalid: metadata.name: Required value: name or "
                                    "generateName is required"));
   }
+  if (auto invalid = invalid_labels(kind, *body)) {
+    return fail(std::move(*invalid));
+  }
   if (state.store.find(kind, req.route.ns, name) != nullptr) {
     return fail(status_already_exists(kind.qualified_resource(), name));
   }
@@ -302,6 +306,9 @@ Reply do_update(ServerState& state, const RestRequest& req) {
   if (!rv.empty() && rv != meta_string(*current, "resourceVersion")) {
     return fail(status_conflict(kind.qualified_resource(), req.route.name, kObjectModified));
   }
+  if (auto invalid = invalid_labels(kind, *body)) {
+    return fail(std::move(*invalid));
+  }
   return write_update(state, kind, *current, std::move(*body));
 }
 
@@ -353,6 +360,9 @@ Reply do_patch(ServerState& state, const RestRequest& req) {
   if (meta_string(patched, "name") != req.route.name ||
       meta_string(patched, "namespace") != meta_string(*current, "namespace")) {
     return fail(status_bad_request("metadata.name and metadata.namespace cannot be patched"));
+  }
+  if (auto invalid = invalid_labels(kind, patched)) {
+    return fail(std::move(*invalid));
   }
   return write_update(state, kind, *current, std::move(patched));
 }

@@ -25,6 +25,9 @@
 //  - JSON patch: a failed op (a `test` included) → 422 Invalid with the
 //    patch library's message as the cause; a patch that rewrites
 //    metadata.resourceVersion to another value → 409.
+//  - create, update and patch validate metadata.labels (keys qualified
+//    names, values valid label values): 422 Invalid with the field causes
+//    (fake_validation.hpp), before anything is stored.
 //  - create: 409 AlreadyExists; generateName gives a 5-character suffix.
 //  - delete: immediate (no graceful deletion); DeleteOptions preconditions
 //    (uid, resourceVersion) → 409; pods answer the deleted object, other
