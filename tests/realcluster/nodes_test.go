@@ -1,0 +1,146 @@
+package realcluster
+
+import (
+	"context"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	corev1 "k8s.io/api/core/v1"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	"k8s.io/apimachinery/pkg/api/resource"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/utils/ptr"
+	"sigs.k8s.io/yaml"
+)
+
+// snapshotNodes reads the Node objects of a file-backend snapshot
+// (config/demo-cluster.yaml, config/vendors-cluster.yaml): the
+// registrations HAMi's device plugins publish.
+func snapshotNodes(t testing.TB, file string) map[string]*corev1.Node {
+	t.Helper()
+	data, err := os.ReadFile(filepath.Join(cluster.repo, "config", file))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var list corev1.List
+	if err := yaml.Unmarshal(data, &list); err != nil {
+		t.Fatalf("%s: %v", file, err)
+	}
+	nodes := map[string]*corev1.Node{}
+	for _, item := range list.Items {
+		var probe metav1.TypeMeta
+		if err := yaml.Unmarshal(item.Raw, &probe); err != nil || probe.Kind != "Node" {
+			continue
+		}
+		var n corev1.Node
+		if err := yaml.Unmarshal(item.Raw, &n); err != nil {
+			t.Fatalf("%s: %v", file, err)
+		}
+		nodes[n.Name] = &n
+	}
+	return nodes
+}
+
+// createNodes creates the named nodes of a snapshot through the API, with
+// what a kubelet would add to them (cpu, memory and pod capacity where the
+// snapshot trims them, a Ready condition), renamed by rename when not nil.
+// They are deleted at the test's end.
+func createNodes(t *testing.T, file string, names []string, rename func(string) string) []string {
+	t.Helper()
+	all := snapshotNodes(t, file)
+	ctx := context.Background()
+	var created []string
+	for _, name := range names {
+		n, ok := all[name]
+		if !ok {
+			t.Fatalf("%s has no node %s", file, name)
+		}
+		node := n.DeepCopy()
+		if rename != nil {
+			node.Name = rename(name)
+			node.Labels["kubernetes.io/hostname"] = node.Name
+		}
+		completeNode(node)
+		if _, err := cluster.client.CoreV1().Nodes().Create(ctx, node, metav1.CreateOptions{}); err != nil {
+			t.Fatalf("creating node %s: %v", node.Name, err)
+		}
+		created = append(created, node.Name)
+	}
+	t.Cleanup(func() {
+		for _, name := range created {
+			err := cluster.client.CoreV1().Nodes().Delete(context.Background(), name, metav1.DeleteOptions{})
+			if err != nil && !apierrors.IsNotFound(err) {
+				t.Logf("deleting node %s: %v", name, err)
+			}
+		}
+	})
+	return created
+}
+
+func completeNode(node *corev1.Node) {
+	if node.Labels == nil {
+		node.Labels = map[string]string{}
+	}
+	node.Labels["kubernetes.io/os"] = "linux"
+	for _, list := range []*corev1.ResourceList{&node.Status.Capacity, &node.Status.Allocatable} {
+		if *list == nil {
+			*list = corev1.ResourceList{}
+		}
+		for name, def := range map[corev1.ResourceName]string{
+			corev1.ResourceCPU: "64", corev1.ResourceMemory: "512Gi", corev1.ResourcePods: "110"} {
+			if _, ok := (*list)[name]; !ok {
+				(*list)[name] = resource.MustParse(def)
+			}
+		}
+	}
+	now := metav1.NewTime(time.Now())
+	node.Status.Conditions = []corev1.NodeCondition{{Type: corev1.NodeReady, Status: corev1.ConditionTrue,
+		Reason: "KubeletReady", LastHeartbeatTime: now, LastTransitionTime: now}}
+	// A handshake the vendor's device plugin reported just now.
+	for k := range node.Annotations {
+		if strings.HasPrefix(k, "hami.io/node-handshake") {
+			node.Annotations[k] = "Reported_" + now.Format(handshakeTimeLayout)
+		}
+	}
+}
+
+const handshakeTimeLayout = "2006-01-02 15:04:05"
+
+// createNamespace makes a namespace (with the ServiceAccount "default" that
+// the absent controller manager would make, which the ServiceAccount
+// admission plugin requires) and deletes it at the test's end.
+func createNamespace(t *testing.T, name string, labels map[string]string) {
+	t.Helper()
+	ctx := context.Background()
+	ns := &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: name, Labels: labels}}
+	if _, err := cluster.client.CoreV1().Namespaces().Create(ctx, ns, metav1.CreateOptions{}); err != nil {
+		t.Fatalf("creating namespace %s: %v", name, err)
+	}
+	sa := &corev1.ServiceAccount{ObjectMeta: metav1.ObjectMeta{Name: "default", Namespace: name}}
+	if _, err := cluster.client.CoreV1().ServiceAccounts(name).Create(ctx, sa, metav1.CreateOptions{}); err != nil {
+		t.Fatalf("creating the default ServiceAccount of %s: %v", name, err)
+	}
+	t.Cleanup(func() { deleteNamespace(t, name) })
+}
+
+// deleteNamespace force-deletes the namespace's pods (no kubelet finishes
+// them) and the namespace; without a controller manager the namespace's
+// finalizer is never run, so its content goes first and it is finalized here.
+func deleteNamespace(t *testing.T, name string) {
+	ctx := context.Background()
+	del := metav1.DeleteOptions{GracePeriodSeconds: ptr.To[int64](0)}
+	_ = cluster.client.CoreV1().Pods(name).DeleteCollection(ctx, del, metav1.ListOptions{})
+	_ = cluster.client.CoreV1().ResourceQuotas(name).DeleteCollection(ctx, del, metav1.ListOptions{})
+	ns, err := cluster.client.CoreV1().Namespaces().Get(ctx, name, getOpts)
+	if err != nil {
+		return
+	}
+	ns.Spec.Finalizers = nil
+	if _, err := cluster.client.CoreV1().Namespaces().Finalize(ctx, ns, metav1.UpdateOptions{}); err != nil {
+		t.Logf("finalizing namespace %s: %v", name, err)
+	}
+	_ = cluster.client.CoreV1().Namespaces().Delete(ctx, name, del)
+}
