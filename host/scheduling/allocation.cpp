@@ -1,5 +1,6 @@
 #include "scheduling/allocation.hpp"
 
+#include "k8s/label_value.hpp"
 #include "plugins/plugin_errors.hpp"
 
 namespace hami::scheduling {
@@ -59,6 +60,14 @@ std::vector<cluster::MetadataWrite> allocation_annotations(
       out.push_back({std::move(w.key), std::move(w.value)});
   }
   return out;
+}
+
+void add_assigned_node(cluster::PodMetadataPatch& patch, std::string_view node,
+                       std::string_view time) {
+  patch.annotations.push_back({std::string(kAssignedNodeAnnotation), std::string(node)});
+  patch.annotations.push_back({std::string(kAssignedTimeAnnotation), std::string(time)});
+  if (k8s::is_label_value(node))
+    patch.labels.push_back({std::string(kAssignedNodeAnnotation), std::string(node)});
 }
 
 cluster::PodMetadataPatch allocation_removal(std::span<const host::DevicePluginHandle> plugins) {

@@ -39,6 +39,14 @@ std::vector<cluster::MetadataWrite> allocation_annotations(
     const std::vector<VendorAllocation>& allocations, const hami_pod_view& pod,
     std::string_view node, int64_t now);
 
+// The node an allocation is on, added to `patch`: the hami.io/vgpu-node
+// and hami.io/vgpu-time (`time`) annotations, and the hami.io/vgpu-node
+// label when the node name is a valid label value (k8s/label_value.hpp).
+// A longer name (over 63 characters) would make the API server refuse the
+// whole write; the annotation is what the node-side plugin reads.
+void add_assigned_node(cluster::PodMetadataPatch& patch, std::string_view node,
+                       std::string_view time);
+
 // Removes every vendor's allocation annotations (the further ones
 // included) and the assigned node.
 cluster::PodMetadataPatch allocation_removal(std::span<const host::DevicePluginHandle> plugins);

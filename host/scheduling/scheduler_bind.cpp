@@ -235,9 +235,7 @@ std::string Scheduler::bind_devices(const cluster::PodRecord& pod, const PodCont
     } catch (const host::PluginCallError& e) {
       return fail(e.what());
     }
-    patch.annotations.push_back({std::string(kAssignedNodeAnnotation), std::string(node)});
-    patch.annotations.push_back({std::string(kAssignedTimeAnnotation), stamp});
-    patch.labels.push_back({std::string(kAssignedNodeAnnotation), std::string(node)});
+    add_assigned_node(patch, node, stamp);
   }
   patch.annotations.push_back({std::string(kBindPhaseAnnotation), "allocating"});
   patch.annotations.push_back({std::string(kBindTimeAnnotation), stamp});

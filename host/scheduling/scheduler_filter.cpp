@@ -334,9 +334,7 @@ FilterOutcome Scheduler::run_filter(const hami_pod_view& pod, std::vector<Candid
       event(pod, true, "FilteringFailed", out.error);
       return out;
     }
-    patch.annotations.push_back({std::string(kAssignedNodeAnnotation), node});
-    patch.annotations.push_back({std::string(kAssignedTimeAnnotation), std::to_string(now())});
-    patch.labels.push_back({std::string(kAssignedNodeAnnotation), node});
+    add_assigned_node(patch, node, std::to_string(now()));
     PodWrite write = plan_write(*target, std::move(patch));
     write.patch.expect_resource_version = target->resource_version;
     const auto kept = std::make_shared<const PodWrite>(write);

@@ -53,6 +53,7 @@ struct BindFixture : ::testing::Test {
     cluster->start();
     ASSERT_TRUE(cluster->wait_synced(10s)) << cluster->sync_status();
     scheduling::SchedulerOptions scheduler_options;
+    scheduler_options.allocate_at = allocate_at;
     scheduler_options.clock = [this] { return now.load(); };
     scheduler_options.filter_workers = 0;
     scheduler = std::make_unique<scheduling::Scheduler>(*cluster, registry.devices(),
@@ -84,6 +85,7 @@ struct BindFixture : ::testing::Test {
   }
 
   hami::testing::FakeApiServer fake;
+  scheduling::AllocateAt allocate_at = scheduling::AllocateAt::Bind;
   std::atomic<int64_t> now{kBindNow};
   host::HostServices services{[](int32_t, std::string_view, std::string_view) {},
                               [this] { return now.load(); }};
