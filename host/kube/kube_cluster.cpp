@@ -95,32 +95,27 @@ struct KubernetesClusterState::Impl {
       : client(std::move(c)), options(std::move(o)), store(options.logger) {
     if (options.instance.empty())
       options.instance = host_name();
-    events = std::make_unique<EventSink>([this](const cluster::Event& e) { post_event(e); },
-                                         options.event_queue_capacity, options.logger);
+    EventRecorderOptions e;
+    e.core_v1 = options.core_v1_events;
+    e.component = options.component;
+    e.instance = options.instance;
+    e.clock = options.event_clock;
+    e.object_version = [this](const cluster::Event& event) { return event_object_version(event); };
+    e.logger = options.logger;
+    events = std::make_unique<EventSink>(make_event_recorder(client, std::move(e)),
+                                         options.event_queue_capacity, options.logger,
+                                         options.event_clock);
   }
 
-  // Sends one Event (on the sink's thread); throws on failure.
-  void post_event(const cluster::Event& event) {
-    const auto now = std::chrono::system_clock::now().time_since_epoch();
-    EventStamp stamp;
-    stamp.unix_nanos = std::chrono::duration_cast<std::chrono::nanoseconds>(now).count();
-    stamp.name = event_name(event.name, stamp.unix_nanos);
-    stamp.component = event.component.empty() ? options.component : event.component;
-    stamp.instance = options.instance;
-    const std::string ns = event_namespace(event);
-    if (options.core_v1_events) {
-      if (event.kind == "Pod") {
-        if (const auto pod = store.pod(event.namespace_, event.name);
-            pod && (event.uid.empty() || pod->uid == event.uid)) {
-          stamp.resource_version = pod->resource_version;
-        }
+  // The cached resourceVersion of a core v1 Event's pod (involvedObject).
+  std::string event_object_version(const cluster::Event& event) const {
+    if (event.kind == "Pod") {
+      if (const auto pod = store.pod(event.namespace_, event.name);
+          pod && (event.uid.empty() || pod->uid == event.uid)) {
+        return pod->resource_version;
       }
-      client->post("/api/v1/namespaces/" + escape_segment(ns) + "/events",
-                   core_v1_event_body(event, stamp));
-    } else {
-      client->post("/apis/events.k8s.io/v1/namespaces/" + escape_segment(ns) + "/events",
-                   events_v1_event_body(event, stamp));
     }
+    return {};
   }
 
   // Recomputes synced/detail from the cache statuses; caller holds sync_mu.

@@ -14,8 +14,9 @@
 //     "already assigned" to the same node counts as success, to another
 //     node is Conflict;
 //   - events: events.k8s.io/v1 (or core v1 when configured), best effort,
-//     posted from a background thread through a bounded queue so filter
-//     and bind never wait on them.
+//     aggregated and rate-limited as client-go's recorders do
+//     (kube/event_recorder.hpp), written from a background thread through
+//     a bounded queue so filter and bind never wait on them.
 // Every successful write is applied to the cache from the server's reply
 // before the call returns, so reads and watchers see it at once (the
 // ClusterState contract).
@@ -53,6 +54,9 @@ struct KubeClusterOptions {
   std::chrono::milliseconds backoff_max{std::chrono::seconds(30)};
   // Events waiting to be posted (by a background thread); more are dropped.
   size_t event_queue_capacity = 1000;
+  // The time of Events: their timestamps, series and rate limits. Empty:
+  // the system clock.
+  std::function<std::chrono::system_clock::time_point()> event_clock;
   const log::Logger* logger = nullptr;  // must outlive the cluster state
   // Told (from a watch thread) each time a cache re-watches after a failure
   // (relist false) or relists after 410 Expired (relist true); `resource` is
