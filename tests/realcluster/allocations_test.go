@@ -136,8 +136,8 @@ func (r *replica) allocationsAndCapacity(t testing.TB) (map[string]deviceUse, ma
 				MemoryCap int64  `json:"memoryMiB"`
 				CoresCap  int64  `json:"cores"`
 				Slots     int64  `json:"usedSlots"`
-				Memory int64  `json:"usedMemoryMiB"`
-				Cores  int64  `json:"usedCores"`
+				Memory    int64  `json:"usedMemoryMiB"`
+				Cores     int64  `json:"usedCores"`
 			} `json:"devices"`
 		} `json:"nodes"`
 	}

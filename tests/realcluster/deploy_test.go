@@ -207,6 +207,7 @@ func (d *deployment) createPodObject(ctx context.Context, r *replica) {
 		ObjectMeta: metav1.ObjectMeta{Name: r.name, Namespace: namespace, Labels: labels},
 		Spec: corev1.PodSpec{
 			NodeName:                     "control-plane",
+			ServiceAccountName:           release,
 			AutomountServiceAccountToken: ptr.To(false),
 			Containers:                   []corev1.Container{{Name: "hami-scheduler", Image: "hami-scheduler:test"}},
 		},
@@ -225,7 +226,7 @@ func (d *deployment) writeHostConfig(r *replica) {
 	if err := yaml.Unmarshal([]byte(configMapData(t, d.objects, release+"-config", "config.yaml")), &cfg); err != nil {
 		t.Fatal(err)
 	}
-	deviceConfig := configMapData(t, d.objects, release+"-device-config", "device-config.yaml")
+	deviceConfig := configMapData(t, d.objects, release+"-device", "device-config.yaml")
 	if err := os.WriteFile(filepath.Join(r.dir, "device-config.yaml"), []byte(deviceConfig), 0o600); err != nil {
 		t.Fatal(err)
 	}

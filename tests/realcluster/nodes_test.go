@@ -64,9 +64,11 @@ func createNodes(t *testing.T, file string, names []string, rename func(string) 
 			node.Labels["kubernetes.io/hostname"] = node.Name
 		}
 		completeNode(node)
-		if _, err := cluster.client.CoreV1().Nodes().Create(ctx, node, metav1.CreateOptions{}); err != nil {
+		stored, err := cluster.client.CoreV1().Nodes().Create(ctx, node, metav1.CreateOptions{})
+		if err != nil {
 			t.Fatalf("creating node %s: %v", node.Name, err)
 		}
+		untaintNotReady(t, stored)
 		created = append(created, node.Name)
 	}
 	t.Cleanup(func() {
@@ -78,6 +80,26 @@ func createNodes(t *testing.T, file string, names []string, rename func(string) 
 		}
 	})
 	return created
+}
+
+// untaintNotReady removes the node.kubernetes.io/not-ready taint that the
+// TaintNodesByCondition admission plugin puts on every new node, as the
+// node lifecycle controller does once the node is Ready.
+func untaintNotReady(t *testing.T, node *corev1.Node) {
+	t.Helper()
+	var kept []corev1.Taint
+	for _, taint := range node.Spec.Taints {
+		if taint.Key != corev1.TaintNodeNotReady {
+			kept = append(kept, taint)
+		}
+	}
+	if len(kept) == len(node.Spec.Taints) {
+		return
+	}
+	node.Spec.Taints = kept
+	if _, err := cluster.client.CoreV1().Nodes().Update(context.Background(), node, metav1.UpdateOptions{}); err != nil {
+		t.Fatalf("removing the not-ready taint of %s: %v", node.Name, err)
+	}
 }
 
 func completeNode(node *corev1.Node) {
@@ -127,20 +149,33 @@ func createNamespace(t *testing.T, name string, labels map[string]string) {
 }
 
 // deleteNamespace force-deletes the namespace's pods (no kubelet finishes
-// them) and the namespace; without a controller manager the namespace's
-// finalizer is never run, so its content goes first and it is finalized here.
+// them) and what else the suite makes in it, as the absent namespace
+// controller would, then the namespace. Without a controller manager nothing runs the
+// namespace's finalizer: the first delete marks it Terminating, the test
+// finalizes it, and a second delete removes it.
 func deleteNamespace(t *testing.T, name string) {
 	ctx := context.Background()
 	del := metav1.DeleteOptions{GracePeriodSeconds: ptr.To[int64](0)}
 	_ = cluster.client.CoreV1().Pods(name).DeleteCollection(ctx, del, metav1.ListOptions{})
 	_ = cluster.client.CoreV1().ResourceQuotas(name).DeleteCollection(ctx, del, metav1.ListOptions{})
-	ns, err := cluster.client.CoreV1().Namespaces().Get(ctx, name, getOpts)
-	if err != nil {
-		return
-	}
-	ns.Spec.Finalizers = nil
-	if _, err := cluster.client.CoreV1().Namespaces().Finalize(ctx, ns, metav1.UpdateOptions{}); err != nil {
-		t.Logf("finalizing namespace %s: %v", name, err)
-	}
+	_ = cluster.client.CoreV1().ServiceAccounts(name).DeleteCollection(ctx, del, metav1.ListOptions{})
+	_ = cluster.client.CoreV1().Events(name).DeleteCollection(ctx, del, metav1.ListOptions{})
+	_ = cluster.client.CoreV1().ConfigMaps(name).DeleteCollection(ctx, del, metav1.ListOptions{})
 	_ = cluster.client.CoreV1().Namespaces().Delete(ctx, name, del)
+	deadline := time.Now().Add(30 * time.Second)
+	for time.Now().Before(deadline) {
+		ns, err := cluster.client.CoreV1().Namespaces().Get(ctx, name, getOpts)
+		if apierrors.IsNotFound(err) {
+			return
+		}
+		if err == nil && len(ns.Spec.Finalizers) > 0 {
+			ns.Spec.Finalizers = nil
+			if _, err := cluster.client.CoreV1().Namespaces().Finalize(ctx, ns, metav1.UpdateOptions{}); err != nil {
+				t.Logf("finalizing namespace %s: %v", name, err)
+			}
+		}
+		_ = cluster.client.CoreV1().Namespaces().Delete(ctx, name, del)
+		time.Sleep(100 * time.Millisecond)
+	}
+	t.Errorf("namespace %s still exists 30 s after its deletion", name)
 }

@@ -123,8 +123,8 @@ func testScheduling(t *testing.T, mode string) {
 	}
 	placements := []placement{
 		{"ml", "demo-infer", "gpu-a100-1", map[string]string{
-			"hami.io/vgpu-node":              "gpu-a100-1",
-			"hami.io/vgpu-devices-allocated": "GPU-1a2b3c4d-0001-4000-8000-a10000000001,NVIDIA,8000,30:;",
+			"hami.io/vgpu-node":                "gpu-a100-1",
+			"hami.io/vgpu-devices-allocated":   "GPU-1a2b3c4d-0001-4000-8000-a10000000001,NVIDIA,8000,30:;",
 			"hami.io/vgpu-devices-to-allocate": ";"}},
 		{"rocm", "demo-rocm", "gpu-mi300x-0", map[string]string{
 			"hami.io/vgpu-node":             "gpu-mi300x-0",
@@ -163,17 +163,17 @@ func testScheduling(t *testing.T, mode string) {
 	checkNoDeviceOverCapacity(t, r)
 
 	t.Run("PodThatFitsNowhereStaysPendingWithOurReasons", func(t *testing.T) {
-		createPod(t, gpuPod("ml", "too-big", 1, 50000, 0))
+		createPod(t, gpuPod("rocm", "too-big", 1, 50000, 0))
 		var notes []string
 		deadline := time.Now().Add(60 * time.Second)
 		for time.Now().Before(deadline) {
-			if notes = schedulingEvents(t, "ml", "too-big"); len(notes) > 0 {
+			if notes = schedulingEvents(t, "rocm", "too-big"); len(notes) > 0 {
 				break
 			}
 			time.Sleep(200 * time.Millisecond)
 		}
 		if len(notes) == 0 {
-			t.Fatal("no FailedScheduling event for ml/too-big after 60 s")
+			t.Fatal("no FailedScheduling event for rocm/too-big after 60 s")
 		}
 		// The per-node reasons of our filter, counted by kube-scheduler.
 		for _, want := range []string{"CardInsufficientMemory", "node unregistered", "NodeInsufficientDevice"} {
@@ -181,9 +181,9 @@ func testScheduling(t *testing.T, mode string) {
 				t.Errorf("FailedScheduling note %q lacks our reason %q", notes[0], want)
 			}
 		}
-		p, _ := cluster.client.CoreV1().Pods("ml").Get(context.Background(), "too-big", getOpts)
+		p, _ := cluster.client.CoreV1().Pods("rocm").Get(context.Background(), "too-big", getOpts)
 		if p.Spec.NodeName != "" {
-			t.Errorf("ml/too-big was bound to %s", p.Spec.NodeName)
+			t.Errorf("rocm/too-big was bound to %s", p.Spec.NodeName)
 		}
 	})
 
