@@ -41,19 +41,49 @@ std::string unmet_precondition(const PodRecord& pod, const PodMetadataPatch& pat
   if (patch.expect_resource_version && pod.resource_version != *patch.expect_resource_version) {
     return modified_since_read("pods", pod.name);
   }
+  const std::string who = "Precondition failed: pod " + pod.namespace_ + "/" + pod.name;
+  if (patch.expect_unbound && !pod.node_name.empty())
+    return who + " is bound to node \"" + pod.node_name + "\"";
+  if (patch.expect_unbound && pod.terminating)
+    return who + " is being deleted";
   const auto check = [&](const KeyValues& expected, bool labels) -> std::string {
     for (const auto& [key, value] : expected) {
       const auto current = labels ? pod.label(key) : pod.annotation(key);
       if (!current || *current != value) {
-        return "Precondition failed: pod " + pod.namespace_ + "/" + pod.name + " " +
-               (labels ? "label " : "annotation ") + key + " is no longer \"" + value + "\"";
+        return who + " " + (labels ? "label " : "annotation ") + key + " is no longer \"" + value +
+               "\"";
       }
+    }
+    return {};
+  };
+  const auto check_absent = [&](const std::vector<std::string>& keys, bool labels) -> std::string {
+    for (const std::string& key : keys) {
+      if ((labels ? pod.label(key) : pod.annotation(key)).has_value())
+        return who + " " + (labels ? "label " : "annotation ") + key + " is no longer absent";
     }
     return {};
   };
   if (std::string unmet = check(patch.expect_annotations, false); !unmet.empty())
     return unmet;
-  return check(patch.expect_labels, true);
+  if (std::string unmet = check(patch.expect_labels, true); !unmet.empty())
+    return unmet;
+  if (std::string unmet = check_absent(patch.expect_absent_annotations, false); !unmet.empty())
+    return unmet;
+  return check_absent(patch.expect_absent_labels, true);
+}
+
+void expect_as_read(PodMetadataPatch& patch, const PodRecord& pod) {
+  const auto expect = [&](const std::vector<MetadataWrite>& writes, bool labels, KeyValues& values,
+                          std::vector<std::string>& absent) {
+    for (const MetadataWrite& w : writes) {
+      if (const auto current = labels ? pod.label(w.key) : pod.annotation(w.key))
+        values.emplace_back(w.key, std::string(*current));
+      else
+        absent.push_back(w.key);
+    }
+  };
+  expect(patch.annotations, false, patch.expect_annotations, patch.expect_absent_annotations);
+  expect(patch.labels, true, patch.expect_labels, patch.expect_absent_labels);
 }
 
 bool carries(const PodRecord& pod, const PodMetadataPatch& patch) {

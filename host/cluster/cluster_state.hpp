@@ -113,11 +113,18 @@ struct PodMetadataPatch {
   std::vector<MetadataWrite> annotations;
   std::vector<MetadataWrite> labels;
   // metadata.resourceVersion must still be this one: the pod is exactly
-  // the version the caller judged.
+  // the version the caller judged. Any write to the pod by anyone (a
+  // status condition, another annotation) fails it.
   std::optional<std::string> expect_resource_version = std::nullopt;
   // These annotations (labels) must still have these values.
   KeyValues expect_annotations = {};
   KeyValues expect_labels = {};
+  // These annotations (labels) must still be absent.
+  std::vector<std::string> expect_absent_annotations = {};
+  std::vector<std::string> expect_absent_labels = {};
+  // The pod must still be unbound (no spec.nodeName) and not being deleted
+  // (no metadata.deletionTimestamp).
+  bool expect_unbound = false;
 };
 
 struct Event {
@@ -136,6 +143,10 @@ struct Event {
 // `expected_uid` is set and not empty), then those of `patch`.
 std::string unmet_precondition(const PodRecord& pod, const PodMetadataPatch& patch,
                                std::optional<std::string_view> expected_uid);
+
+// Makes `patch` conditional on every key it writes (annotation or label)
+// still holding what `pod` holds: that value, or nothing.
+void expect_as_read(PodMetadataPatch& patch, const PodRecord& pod);
 
 // The API server's Conflict text for a write whose resourceVersion
 // precondition failed: `resource` ("pods", "nodes") `name` changed since it

@@ -385,8 +385,10 @@ void KubernetesClusterState::patch_pod_metadata(std::string_view namespace_, std
                                                 const cluster::PodMetadataPatch& patch,
                                                 std::optional<std::string_view> expected_uid) {
   const std::string_view uid = expected_uid.value_or(std::string_view());
-  const bool guarded = !uid.empty() || patch.expect_resource_version ||
-                       !patch.expect_annotations.empty() || !patch.expect_labels.empty();
+  const bool guarded = !uid.empty() || patch.expect_resource_version || patch.expect_unbound ||
+                       !patch.expect_annotations.empty() || !patch.expect_labels.empty() ||
+                       !patch.expect_absent_annotations.empty() ||
+                       !patch.expect_absent_labels.empty();
   ApiResponse reply;
   if (!guarded) {
     try {
@@ -410,26 +412,44 @@ void KubernetesClusterState::patch_pod_metadata(std::string_view namespace_, std
         throw cluster::ClusterError(cluster::ErrorKind::Conflict, unmet);
       }
     }
-    try {
-      reply = impl_->client->patch(pod_path(namespace_, name), PatchType::json,
-                                   pod_metadata_json_patch_body(patch, uid, known.get()));
-    } catch (const ApiError& e) {
-      if (e.status() != 422 && e.status() != 409)
-        throw cluster_error(e);
-      // A `test` failed (or the pod changed under the patch's shape):
-      // nothing was written. The pod as it is now says which.
-      std::string message = e.message().empty() ? std::string(e.what()) : e.message();
+    const auto maps = [](const cluster::PodRecord& pod) {
+      return std::pair(pod.model && pod.model->has_annotations(),
+                       pod.model && pod.model->has_labels());
+    };
+    for (bool reshaped = false;;) {
       try {
-        if (const auto current = pod_live(namespace_, name)) {
+        reply = impl_->client->patch(pod_path(namespace_, name), PatchType::json,
+                                     pod_metadata_json_patch_body(patch, uid, known.get()));
+        break;
+      } catch (const ApiError& e) {
+        if (e.status() != 422 && e.status() != 409)
+          throw cluster_error(e);
+        // A `test` failed, or the patch was shaped on maps the server's pod
+        // no longer has as `known` had them: nothing was written. The pod
+        // as it is now says which.
+        std::string message = e.message().empty() ? std::string(e.what()) : e.message();
+        std::shared_ptr<const cluster::PodRecord> current;
+        try {
+          current = pod_live(namespace_, name);
+        } catch (const cluster::ClusterError&) {
+          // The server's own text stands.
+        }
+        if (current) {
           if (std::string unmet = cluster::unmet_precondition(*current, patch, expected_uid);
               !unmet.empty()) {
-            message = std::move(unmet);
+            throw cluster::ClusterError(cluster::ErrorKind::Conflict, unmet, false);
+          }
+          // Every precondition holds there: someone added or dropped the
+          // annotation or label map. Once more, shaped on the server's pod
+          // (the preconditions travel again).
+          if (!reshaped && maps(*current) != maps(*known)) {
+            known = std::move(current);
+            reshaped = true;
+            continue;
           }
         }
-      } catch (const cluster::ClusterError&) {
-        // The server's own text stands.
+        throw cluster::ClusterError(cluster::ErrorKind::Conflict, message, false);
       }
-      throw cluster::ClusterError(cluster::ErrorKind::Conflict, message, false);
     }
   }
   rapidjson::Document doc;

@@ -51,6 +51,18 @@ void operation(Writer& w, std::string_view op, std::string_view path,
   w.EndObject();
 }
 
+// {"op":"test","path":<path>,"value":null}: the API server's patch
+// library (evanphx/json-patch v4) passes it when the member is absent and
+// fails it when it holds a value; the member's parent must exist.
+void test_absent(Writer& w, std::string_view path) {
+  w.StartObject();
+  member(w, "op", "test");
+  member(w, "path", path);
+  key(w, "value");
+  w.Null();
+  w.EndObject();
+}
+
 std::string member_path(std::string_view map, std::string_view key) {
   std::string path = "/metadata/";
   path += map;
@@ -139,15 +151,35 @@ std::string pod_metadata_json_patch_body(const cluster::PodMetadataPatch& patch,
   w.StartArray();
   if (!uid.empty())
     operation(w, "test", "/metadata/uid", uid);
-  if (patch.expect_resource_version) {
+  if (patch.expect_resource_version)
     operation(w, "test", "/metadata/resourceVersion", *patch.expect_resource_version);
-  } else if ((whole_annotations || whole_labels) && known != nullptr) {
-    operation(w, "test", "/metadata/resourceVersion", known->resource_version);
+  if (patch.expect_unbound) {
+    test_absent(w, "/spec/nodeName");
+    test_absent(w, "/metadata/deletionTimestamp");
   }
+  // A map `known` lacks must still be absent where the patch adds it whole
+  // (the add would replace one the server has) or expects keys of it
+  // absent (a test of a member needs its map): one test of the map.
+  const auto test_map = [&](std::string_view map, bool present, bool whole,
+                            const std::vector<std::string>& absent) {
+    if (!present && (whole || !absent.empty()))
+      test_absent(w, "/metadata/" + std::string(map));
+  };
+  test_map("annotations", has_annotations, whole_annotations, patch.expect_absent_annotations);
+  test_map("labels", has_labels, whole_labels, patch.expect_absent_labels);
   for (const auto& [k, v] : patch.expect_annotations)
     operation(w, "test", member_path("annotations", k), v);
   for (const auto& [k, v] : patch.expect_labels)
     operation(w, "test", member_path("labels", k), v);
+  const auto test_members = [&](std::string_view map, bool present,
+                                const std::vector<std::string>& absent) {
+    if (!present)
+      return;
+    for (const std::string& k : absent)
+      test_absent(w, member_path(map, k));
+  };
+  test_members("annotations", has_annotations, patch.expect_absent_annotations);
+  test_members("labels", has_labels, patch.expect_absent_labels);
   const auto emit = [&](std::string_view map, const std::vector<cluster::MetadataWrite>& writes,
                         bool whole, bool present) {
     if (whole) {

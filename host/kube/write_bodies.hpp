@@ -18,15 +18,21 @@ namespace hami::kube {
 std::string pod_metadata_patch_body(const cluster::PodMetadataPatch& patch);
 
 // The same write as an RFC 6902 JSON Patch led by its preconditions as
-// `test` operations: metadata.uid (when `uid` is not empty),
-// metadata.resourceVersion, each expected annotation and label, in that
-// order; then one operation per write (`add`, or `remove` for a removal).
-// `known` is the pod the write is made against: a map it lacks
-// (has_annotations / has_labels) is added whole, with its removals left
-// out, behind a resourceVersion test of `known`'s (unless one is already
-// expected), since adding the map replaces any the server has; a removal
-// of a key `known` lacks is left out (JSON Patch fails on it). Null
-// `known`: both maps are taken to exist.
+// `test` operations, in this order: metadata.uid (when `uid` is not
+// empty), metadata.resourceVersion (when expected), spec.nodeName and
+// metadata.deletionTimestamp absent (expect_unbound), a map absent (see
+// below), each expected annotation and label value, each annotation and
+// label expected absent; then one operation per write (`add`, or `remove`
+// for a removal). Absence is a `test` for null, which the API server's
+// patch library (evanphx/json-patch v4) passes only on an absent member
+// of an existing map. `known` is the pod the patch is shaped against: a
+// map it lacks (has_annotations / has_labels) is added whole, with its
+// removals left out, behind a test that the map is still absent (adding it
+// would replace any the server has); that test also stands for the keys
+// of that map expected absent. A removal of a key `known` lacks is left
+// out (JSON Patch fails on it). Null `known`: both maps are taken to
+// exist. A patch shaped on a map the server has since added or dropped is
+// refused (422) like a failed precondition.
 std::string pod_metadata_json_patch_body(const cluster::PodMetadataPatch& patch,
                                          std::string_view uid, const cluster::PodRecord* known);
 

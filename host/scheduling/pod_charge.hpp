@@ -33,8 +33,9 @@ struct PodWrite {
   std::string judged_version;
   // The write failed in a way that may have stored it (5xx, timeout) and
   // the pod could not be read back: the reservation counts until a version
-  // of the pod newer than `judged_version` is observed, which settles it
-  // (it carries the write: stored; it does not: not stored).
+  // of the pod newer than `judged_version` settles it — one that carries
+  // the write (stored), or one the write can no longer be stored on (not
+  // stored: see scheduler_feed.cpp) — or the pod's next bind replaces it.
   bool unconfirmed = false;
 };
 

@@ -17,7 +17,13 @@
 //     bind to a node filter did not allocate on). A retried bind to the
 //     node the pod is bound to is a success that writes nothing.
 //   - Every pod write is conditional, checked where the pod is stored: the
-//     uid, and for the allocation the resourceVersion that was judged.
+//     uid, and for the allocation the pod still unbound and not being
+//     deleted and every key it writes still as the attempt read it (a value,
+//     or absent). Not the whole pod's resourceVersion: kube-scheduler and
+//     others write the pod meanwhile (status conditions, nominatedNodeName,
+//     their own keys). What else was judged does not change on an unbound
+//     pod (spec.schedulerName is immutable; only the kubelet of its node
+//     moves a pod out of Pending).
 //   - A failed bind takes back only what this attempt wrote (in filter mode
 //     the filter's allocation too), removing only the keys still as
 //     written — never putting back an earlier allocation, whose room may
@@ -28,7 +34,11 @@
 //     on; not stored, nothing to take back. When neither the read-back nor
 //     taking it back succeeds, the reservation stays, unconfirmed, until a
 //     version of the pod newer than the judged one settles it (it carries
-//     the write or not), the pod goes, or its next bind replaces it.
+//     the write; or it does not and the write can no longer be stored: the
+//     pod is bound or being deleted), the pod goes, or its next bind (which
+//     reads the pod live) replaces it. A version of another writer that
+//     does not carry the write settles nothing: the write, conditional on
+//     its own keys, may have been stored after it.
 //   - A Binding of unknown outcome takes nothing back and keeps the node
 //     lock: the pod may be starting with its allocation. The next bind reads
 //     the pod live.

@@ -240,9 +240,13 @@ std::string Scheduler::bind_devices(const cluster::PodRecord& pod, const PodCont
   patch.annotations.push_back({std::string(kBindPhaseAnnotation), "allocating"});
   patch.annotations.push_back({std::string(kBindTimeAnnotation), stamp});
   PodWrite write = plan_write(pod, patch);
-  // The write is made against exactly the version whose preconditions were
-  // judged: bound meanwhile, deleted, re-created — none is written to.
-  write.patch.expect_resource_version = pod.resource_version;
+  // The write holds only while what was judged holds, checked where the
+  // pod is stored: its uid (write_pod), still unbound and not being
+  // deleted, and every key written still as it was read. Other writes to
+  // the pod (kube-scheduler's status conditions and nominatedNodeName,
+  // other annotations and labels) do not stop it.
+  write.patch.expect_unbound = true;
+  cluster::expect_as_read(write.patch, pod);
   attach_write(key, std::make_shared<const PodWrite>(write));
   std::string error;
   switch (write_pod(pod, write.patch, error)) {
@@ -269,9 +273,9 @@ std::string Scheduler::bind_devices(const cluster::PodRecord& pod, const PodCont
 
 void Scheduler::release_earlier_lock(const cluster::PodRecord& pod, std::string_view node) {
   // An earlier attempt whose Binding was of unknown outcome kept its lock
-  // on the node it chose. The write just stored was conditional on the
-  // pod's version, unbound: that attempt did not bind it, and its lock
-  // would keep other pods off that node until it expired.
+  // on the node it chose. The write just stored was conditional on the pod
+  // being unbound: that attempt did not bind it, and its lock would keep
+  // other pods off that node until it expired.
   const auto earlier = pod.annotation(kAssignedNodeAnnotation);
   if (!earlier || earlier->empty() || *earlier == node)
     return;

@@ -27,6 +27,20 @@ bool newer_version(std::string_view a, std::string_view b) {
   return a != b;
 }
 
+// Whether `pod`, a version newer than the one `write` was judged on,
+// settles the write's unknown outcome. Carrying the write: stored. Not
+// carrying it: not stored only when the write cannot be stored on this
+// version or any later one — it was conditional on the judged
+// resourceVersion, or on an unbound pod that is now bound or being deleted
+// (neither is undone). A write conditional only on its own keys may have
+// been stored after another writer's version, which is then not the last
+// word: the write's own version may still be on its way.
+bool settles(const cluster::PodRecord& pod, const PodWrite& write, bool carried) {
+  if (carried || write.patch.expect_resource_version)
+    return true;
+  return write.patch.expect_unbound && (!pod.node_name.empty() || pod.terminating);
+}
+
 }  // namespace
 
 void Scheduler::release(std::string_view key) {
@@ -116,7 +130,8 @@ void Scheduler::pod_upserted(const std::shared_ptr<const cluster::PodRecord>& po
           : nullptr;
   if (existing != nullptr && existing->reservation && existing->write &&
       existing->write->unconfirmed &&
-      newer_version(pod->resource_version, existing->write->judged_version)) {
+      newer_version(pod->resource_version, existing->write->judged_version) &&
+      settles(*pod, *existing->write, write != nullptr)) {
     // A version after the write of unknown outcome settles it: stored when
     // it carries the write, not stored otherwise; the pod's annotations
     // are the charge from here on.

@@ -336,7 +336,9 @@ FilterOutcome Scheduler::run_filter(const hami_pod_view& pod, std::vector<Candid
     }
     add_assigned_node(patch, node, std::to_string(now()));
     PodWrite write = plan_write(*target, std::move(patch));
-    write.patch.expect_resource_version = target->resource_version;
+    // As bind's: the pod still unbound, every key still as read.
+    write.patch.expect_unbound = true;
+    cluster::expect_as_read(write.patch, *target);
     const auto kept = std::make_shared<const PodWrite>(write);
     attach_write(ctx->key, kept);
     std::string write_error;

@@ -82,18 +82,18 @@ TEST_F(KubeClusterWrites, PodMetadataPatchIsVisibleAtOnce) {
   EXPECT_EQ(watcher.matching("pod+ ml/p1")[0], "pod+ ml/p1@" + pod->resource_version);
 
   // With a uid to check, the write is a JSON Patch led by its `test`; the
-  // pod has no labels, so the label map is added whole behind a test of
-  // the version the patch was shaped against.
+  // pod has no labels, so the label map is added whole behind a test that
+  // it is still absent.
   const auto sent = testing::requests_to(server_, "PATCH", "/api/v1/namespaces/ml/pods/p1");
   ASSERT_EQ(sent.size(), 1U);
   EXPECT_EQ(sent[0].content_type, "application/json-patch+json");
   EXPECT_EQ(
       sent[0].body,
       R"([{"op":"test","path":"/metadata/uid","value":"uid-1"},)"
-      R"({"op":"test","path":"/metadata/resourceVersion","value":")" +
-          before_rv +
-          R"("},{"op":"add","path":"/metadata/annotations/hami.io~1bind-phase","value":"allocating"},)"
-          R"({"op":"add","path":"/metadata/labels","value":{"hami.io/vgpu":"1"}}])");
+      R"({"op":"test","path":"/metadata/labels","value":null},)"
+      R"({"op":"add","path":"/metadata/annotations/hami.io~1bind-phase","value":"allocating"},)"
+      R"({"op":"add","path":"/metadata/labels","value":{"hami.io/vgpu":"1"}}])");
+  EXPECT_NE(pod->resource_version, before_rv);
 
   // Removing a key.
   cluster::PodMetadataPatch remove;
@@ -272,6 +272,47 @@ TEST_F(KubeClusterWrites, ValuePreconditionsAreJudgedByTheServer) {
             ErrorKind::Conflict);
   EXPECT_FALSE(
       server_object("Pod", "ml", "p2")["metadata"]["annotations"].HasMember("example.com/x"));
+}
+
+// Keys expected absent, and the pod unbound, judged by the server: another
+// writer's change to an unrelated field does not stop the write; one to a
+// key expected absent, or a binding, does, and says which.
+TEST_F(KubeClusterWrites, AbsenceAndUnboundPreconditionsAreJudgedByTheServer) {
+  state_->stop();  // the cache keeps the pod as it was read
+  const auto read = state_->pod("ml", "p2");
+  cluster::PodMetadataPatch patch;
+  patch.annotations = {{"hami.io/vgpu-node", "gpu-1"}};
+  patch.expect_unbound = true;
+  cluster::expect_as_read(patch, *read);
+  ASSERT_EQ(patch.expect_absent_annotations, std::vector<std::string>{"hami.io/vgpu-node"});
+
+  // Unrelated: another annotation.
+  server_.apply(testing::pod_object("ml", "p2", "uid-2", "", R"({"example.com/x":"1"})"));
+  state_->patch_pod_metadata("ml", "p2", patch, std::string_view("uid-2"));
+  EXPECT_STREQ(
+      server_object("Pod", "ml", "p2")["metadata"]["annotations"]["hami.io/vgpu-node"].GetString(),
+      "gpu-1");
+
+  // One of the keys: set by someone else since the read.
+  server_.apply(testing::pod_object("ml", "p2", "uid-2", "", R"({"hami.io/vgpu-node":"gpu-2"})"));
+  std::string message;
+  EXPECT_EQ(
+      kind_of([&] { state_->patch_pod_metadata("ml", "p2", patch, std::string_view("uid-2")); },
+              &message),
+      ErrorKind::Conflict);
+  EXPECT_EQ(message,
+            "Precondition failed: pod ml/p2 annotation hami.io/vgpu-node is no longer absent");
+  EXPECT_STREQ(
+      server_object("Pod", "ml", "p2")["metadata"]["annotations"]["hami.io/vgpu-node"].GetString(),
+      "gpu-2");
+
+  // Bound since the read.
+  server_.apply(testing::pod_object("ml", "p2", "uid-2", "gpu-2"));
+  EXPECT_EQ(
+      kind_of([&] { state_->patch_pod_metadata("ml", "p2", patch, std::string_view("uid-2")); },
+              &message),
+      ErrorKind::Conflict);
+  EXPECT_EQ(message, "Precondition failed: pod ml/p2 is bound to node \"gpu-2\"");
 }
 
 // A Binding of the pod re-created under the name, while the cache still

@@ -3,6 +3,9 @@
 
 #include <gtest/gtest.h>
 
+#include <string>
+#include <vector>
+
 #include "test_files.hpp"
 
 namespace hami::kube {
@@ -76,16 +79,46 @@ TEST(WriteBodies, PodJsonPatchTestsComeFirstAndRemovalsNeedTheKey) {
             R"({"op":"remove","path":"/metadata/labels/l"}])");
 }
 
-TEST(WriteBodies, PodJsonPatchAddsAMissingMapWholeBehindItsVersion) {
+// A map the pod lacks is added whole behind a test that it is still absent
+// (a test for null), not behind the pod's resourceVersion.
+TEST(WriteBodies, PodJsonPatchAddsAMissingMapWholeBehindItsAbsence) {
   const auto bare = known_pod(R"({"metadata":{}})");
   cluster::PodMetadataPatch patch;
   patch.annotations = {{"hami.io/vgpu-node", "n1"}, {"gone", std::nullopt}};
   patch.labels = {{"hami.io/vgpu-node", "n1"}};
   EXPECT_EQ(pod_metadata_json_patch_body(patch, "u", &bare),
             R"([{"op":"test","path":"/metadata/uid","value":"u"},)"
-            R"({"op":"test","path":"/metadata/resourceVersion","value":"77"},)"
+            R"({"op":"test","path":"/metadata/annotations","value":null},)"
+            R"({"op":"test","path":"/metadata/labels","value":null},)"
             R"({"op":"add","path":"/metadata/annotations","value":{"hami.io/vgpu-node":"n1"}},)"
             R"({"op":"add","path":"/metadata/labels","value":{"hami.io/vgpu-node":"n1"}}])");
+}
+
+// The allocation write's preconditions: the uid, the pod unbound and not
+// being deleted, each key as read — a value, or absent (a test for null
+// on the member; on the map when the pod has none) —, no resourceVersion.
+TEST(WriteBodies, PodJsonPatchTestsTheKeysItWritesAsRead) {
+  const auto known =
+      known_pod(R"({"metadata":{"annotations":{"hami.io/bind-phase":"failed","other":"x"}}})");
+  cluster::PodMetadataPatch patch;
+  patch.annotations = {{"hami.io/vgpu-node", "n1"}, {"hami.io/bind-phase", "allocating"}};
+  patch.labels = {{"hami.io/vgpu-node", "n1"}};
+  patch.expect_unbound = true;
+  cluster::expect_as_read(patch, known);
+  EXPECT_EQ(patch.expect_annotations, (cluster::KeyValues{{"hami.io/bind-phase", "failed"}}));
+  EXPECT_EQ(patch.expect_absent_annotations, std::vector<std::string>{"hami.io/vgpu-node"});
+  EXPECT_EQ(patch.expect_absent_labels, std::vector<std::string>{"hami.io/vgpu-node"});
+  EXPECT_EQ(
+      pod_metadata_json_patch_body(patch, "u", &known),
+      R"([{"op":"test","path":"/metadata/uid","value":"u"},)"
+      R"({"op":"test","path":"/spec/nodeName","value":null},)"
+      R"({"op":"test","path":"/metadata/deletionTimestamp","value":null},)"
+      R"({"op":"test","path":"/metadata/labels","value":null},)"
+      R"({"op":"test","path":"/metadata/annotations/hami.io~1bind-phase","value":"failed"},)"
+      R"({"op":"test","path":"/metadata/annotations/hami.io~1vgpu-node","value":null},)"
+      R"({"op":"add","path":"/metadata/annotations/hami.io~1vgpu-node","value":"n1"},)"
+      R"({"op":"add","path":"/metadata/annotations/hami.io~1bind-phase","value":"allocating"},)"
+      R"({"op":"add","path":"/metadata/labels","value":{"hami.io/vgpu-node":"n1"}}])");
 }
 
 TEST(WriteBodies, NodePatchCarriesResourceVersionFirst) {

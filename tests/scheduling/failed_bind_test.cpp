@@ -7,6 +7,7 @@
 #include <optional>
 #include <string_view>
 #include <utility>
+#include <vector>
 
 #include "flaky_cluster.hpp"
 #include "scheduling_env.hpp"
@@ -260,10 +261,42 @@ TEST_F(FailedBind, UnconfirmedWriteThatCouldNotBeRemovedKeepsTheRoom) {
   EXPECT_TRUE(scheduler.filter(q, names).fit.empty());
 }
 
-// An unconfirmed write that was in fact never stored: the next version of
-// the pod (an unrelated update, newer than the version the write was judged
-// against) does not carry it, which settles it, and the room is free.
-TEST_F(FailedBind, UnconfirmedWriteNeverStoredIsSettledByTheNextVersion) {
+// The allocation write is conditional on its own keys, not on the pod's
+// resourceVersion: another writer's version of the pod (here an unrelated
+// annotation) may come before the write's own. Not carrying the write, it
+// settles nothing — the room stays reserved, and the write may still land.
+TEST_F(FailedBind, AnotherWritersVersionDoesNotSettleAnUnconfirmedWrite) {
+  const std::vector<std::string> names = {"gpu-a"};
+  flaky.defer_write = true;
+  flaky.fail_removal = true;
+  flaky.fail_live_reads = true;
+  EXPECT_EQ(scheduler.bind("ml", "p", "uid-p", "gpu-a"), "injected: pod write timed out");
+  flaky.defer_write = false;
+  flaky.fail_removal = false;
+  flaky.fail_live_reads = false;
+  cluster::PodMetadataPatch unrelated;
+  unrelated.annotations.push_back({"example.com/touched", "yes"});
+  env.cluster->patch_pod_metadata("ml", "p", unrelated, std::nullopt);
+  {
+    const auto charge = charge_of("uid-p");
+    ASSERT_TRUE(charge);
+    EXPECT_TRUE(charge->reservation);
+    ASSERT_TRUE(charge->write);
+    EXPECT_TRUE(charge->write->unconfirmed);
+  }
+  EXPECT_TRUE(scheduler.filter(q, names).fit.empty());
+  // The write lands after that version: its keys are as it expected.
+  flaky.store_deferred();
+  EXPECT_EQ(env.annotation("ml", "p", "hami.io/vgpu-devices-allocated"),
+            "GPU-gpu-a-0,NVIDIA,6000,0:;");
+  EXPECT_EQ(env.annotation("ml", "p", "example.com/touched"), "yes");
+  EXPECT_TRUE(scheduler.filter(q, names).fit.empty());
+}
+
+// An unconfirmed write that was in fact never stored, and the pod bound
+// elsewhere since: the write, conditional on the pod being unbound, can no
+// longer be stored, so that version settles it and the room is free.
+TEST_F(FailedBind, UnconfirmedWriteIsSettledByAVersionItCanNoLongerBeStoredOn) {
   const std::vector<std::string> names = {"gpu-a"};
   flaky.defer_write = true;
   flaky.fail_removal = true;
@@ -273,11 +306,12 @@ TEST_F(FailedBind, UnconfirmedWriteNeverStoredIsSettledByTheNextVersion) {
   flaky.defer_write = false;
   flaky.fail_removal = false;
   flaky.fail_live_reads = false;
-  cluster::PodMetadataPatch unrelated;
-  unrelated.annotations.push_back({"example.com/touched", "yes"});
-  env.cluster->patch_pod_metadata("ml", "p", unrelated, std::nullopt);
+  env.cluster->bind("ml", "p", "uid-p", "gpu-b");
   EXPECT_FALSE(charge_of("uid-p"));
   EXPECT_FALSE(scheduler.filter(q, names).fit.empty());
+  // The held-back write is refused now.
+  EXPECT_THROW(flaky.store_deferred(), cluster::ClusterError);
+  EXPECT_EQ(env.annotation("ml", "p", "hami.io/vgpu-devices-allocated"), "<none>");
 }
 
 // The node lock was stored but the write reported failed: the bind fails
