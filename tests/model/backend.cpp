@@ -22,6 +22,8 @@ std::string_view fault_name(Fault fault) {
       return "binding-5xx";
     case Fault::binding_after:
       return "binding-stored-then-5xx";
+    case Fault::binding_refused:
+      return "binding-429";
   }
   return "?";
 }

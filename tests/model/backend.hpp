@@ -26,6 +26,7 @@ enum class Fault {
   node_write_after,       // the node's first annotation write stored, then 5xx
   binding_before,         // 5xx on the pod's Binding
   binding_after,          // the Binding stored, then 5xx
+  binding_refused,        // 429 on the pod's Binding: refused, known not stored
 };
 
 std::string_view fault_name(Fault fault);

@@ -46,6 +46,7 @@ bool FaultyCluster::hit(Target target, std::string_view ns, std::string_view nam
       break;
     case Fault::binding_before:
     case Fault::binding_after:
+    case Fault::binding_refused:
       wanted = Target::binding;
       break;
     case Fault::none:
@@ -94,6 +95,10 @@ void FaultyCluster::bind(std::string_view ns, std::string_view n, std::string_vi
   if (!hit(Target::binding, ns, n)) {
     inner_.bind(ns, n, uid, node);
     return;
+  }
+  if (f == Fault::binding_refused) {
+    // Refused before storage (API priority and fairness): known not stored.
+    throw cluster::ClusterError(cluster::ErrorKind::Unavailable, "injected: binding 429", false);
   }
   if (stored_first(f))
     inner_.bind(ns, n, uid, node);

@@ -118,6 +118,9 @@ void KubeBackend::arm(Fault fault, const std::string& ns, const std::string& pod
       a = {"POST", pod_path(ns, pod) + "/binding", 1, 500};
       after = true;
       break;
+    case Fault::binding_refused:
+      a = {"POST", pod_path(ns, pod) + "/binding", 1, 429};
+      break;
   }
   if (after)
     server_.fail_next_after_applying(a.method, a.path, a.status, a.count);

@@ -8,7 +8,8 @@
 // node again, an unknown node, with a stale or bogus uid; the device plugin
 // finishing a bound pod (bind-phase success, node lock released); API
 // faults on the pod write, the allocation removal, the node lock write and
-// the Binding (refused before the write, or stored and then failed, 409);
+// the Binding (refused before the write, or stored and then failed, 409;
+// the Binding also refused with 429, known not stored);
 // dropped watches and expired history (relist); leader changes (a new
 // Scheduler over the same cluster) and a closed gate; the clock moving past
 // the lock expiry. Request sizes aim at one device's free room exactly and

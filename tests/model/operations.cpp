@@ -170,10 +170,10 @@ Fault OpGenerator::draw_fault(bool writes_pod) {
     return Fault::none;
   static constexpr Fault kPodFaults[] = {Fault::pod_write_before, Fault::pod_write_after,
                                          Fault::pod_write_conflict, Fault::pod_write_and_removal};
-  static constexpr Fault kBindFaults[] = {Fault::pod_write_before,   Fault::pod_write_after,
-                                          Fault::pod_write_conflict, Fault::pod_write_and_removal,
-                                          Fault::node_write_before,  Fault::node_write_after,
-                                          Fault::binding_before,     Fault::binding_after};
+  static constexpr Fault kBindFaults[] = {
+      Fault::pod_write_before,      Fault::pod_write_after,   Fault::pod_write_conflict,
+      Fault::pod_write_and_removal, Fault::node_write_before, Fault::node_write_after,
+      Fault::binding_before,        Fault::binding_after,     Fault::binding_refused};
   if (writes_pod)
     return kPodFaults[below(std::size(kPodFaults))];
   return kBindFaults[below(std::size(kBindFaults))];
