@@ -5,6 +5,8 @@
 #include <rapidjson/stringbuffer.h>
 #include <rapidjson/writer.h>
 
+#include <algorithm>
+
 #include "k8s/json_depth.hpp"
 #include "k8s/json_read.hpp"
 #include "platform/base64.hpp"
@@ -23,10 +25,34 @@ void write_string(rapidjson::Writer<rapidjson::StringBuffer>& w, std::string_vie
   w.String(text.data(), static_cast<rapidjson::SizeType>(text.size()));
 }
 
+bool calls_target(const rapidjson::Value& client, const WebhookTarget& target) {
+  if (const rapidjson::Value* service = object_member(client, "service")) {
+    return k8s::json::string_or_empty(*service, "name") == target.service_name &&
+           k8s::json::string_or_empty(*service, "namespace") == target.service_namespace;
+  }
+  const std::string host = https_url_host(k8s::json::string_or_empty(client, "url"));
+  return !host.empty() && std::find(target.url_hosts.begin(), target.url_hosts.end(), host) !=
+                              target.url_hosts.end();
+}
+
 }  // namespace
 
-CaBundlePatch ca_bundle_patch(std::string_view configuration_json,
-                              std::string_view service_namespace, std::string_view service_name,
+std::string https_url_host(std::string_view url) {
+  constexpr std::string_view scheme = "https://";
+  if (url.substr(0, scheme.size()) != scheme)
+    return {};
+  std::string_view rest = url.substr(scheme.size());
+  rest = rest.substr(0, rest.find_first_of("/?#"));
+  if (rest.find('@') != std::string_view::npos)
+    return {};  // the API server refuses user info; so do we
+  if (!rest.empty() && rest.front() == '[') {
+    const size_t close = rest.find(']');
+    return close == std::string_view::npos ? std::string{} : std::string(rest.substr(1, close - 1));
+  }
+  return std::string(rest.substr(0, rest.find(':')));
+}
+
+CaBundlePatch ca_bundle_patch(std::string_view configuration_json, const WebhookTarget& target,
                               std::string_view ca_pem) {
   if (k8s::json_nests_deeper_than(configuration_json)) {
     throw WebhookConfigurationFormatError("MutatingWebhookConfiguration reply nests deeper than " +
@@ -66,11 +92,8 @@ CaBundlePatch ca_bundle_patch(std::string_view configuration_json,
     const auto& list = webhooks->value;
     for (rapidjson::SizeType i = 0; i < list.Size(); ++i) {
       const rapidjson::Value* client = object_member(list[i], "clientConfig");
-      const rapidjson::Value* service = client ? object_member(*client, "service") : nullptr;
-      if (service == nullptr || k8s::json::string_or_empty(*service, "name") != service_name ||
-          k8s::json::string_or_empty(*service, "namespace") != service_namespace) {
+      if (client == nullptr || !calls_target(*client, target))
         continue;
-      }
       ++out.matched;
       if (k8s::json::string_or_empty(*client, "caBundle") == encoded)
         continue;

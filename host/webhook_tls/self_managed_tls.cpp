@@ -235,14 +235,17 @@ void SelfManagedTls::ensure_ca_bundle(const std::string& ca_pem) {
     }
     if (!text)
       fail(where + " not found");
+    WebhookTarget target{namespace_, config_.service, names_.dns};
+    target.url_hosts.insert(target.url_hosts.end(), names_.ip.begin(), names_.ip.end());
     CaBundlePatch patch;
     try {
-      patch = ca_bundle_patch(*text, namespace_, config_.service, ca_pem);
+      patch = ca_bundle_patch(*text, target, ca_pem);
     } catch (const WebhookConfigurationFormatError& e) {
       fail("cannot read " + where + ": " + e.what());
     }
     if (patch.matched == 0) {
-      fail(where + " has no webhook calling service " + namespace_ + "/" + config_.service);
+      fail(where + " has no webhook calling service " + namespace_ + "/" + config_.service +
+           " or a URL naming this certificate's hosts");
     }
     if (patch.outdated == 0)
       return;

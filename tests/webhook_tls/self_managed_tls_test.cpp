@@ -251,7 +251,8 @@ TEST_F(SelfManagedTlsTest, MissingOrForeignWebhookConfigurationIsAnError) {
   c.service = "not-ours";
   EXPECT_EQ(start_error(c),
             "tls.selfManaged: MutatingWebhookConfiguration hami-admission has no "
-            "webhook calling service kube-system/not-ours");
+            "webhook calling service kube-system/not-ours or a URL naming this certificate's "
+            "hosts");
   // Without webhookConfiguration nothing is patched.
   c = self_managed_config();
   c.webhook_configuration.clear();

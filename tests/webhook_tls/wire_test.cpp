@@ -108,8 +108,10 @@ constexpr const char* kConfiguration =
     R"("namespace":"kube-system"}}},)"
     R"({"name":"other-ns","clientConfig":{"service":{"name":"hami-admission","namespace":"default"}}}]})";
 
+const WebhookTarget kOurs{"kube-system", "hami-admission", {"hami-admission.kube-system.svc"}};
+
 TEST(CaBundlePatch, SetsOnlyTheWebhooksCallingOurServiceGuardedByTheResourceVersion) {
-  const CaBundlePatch p = ca_bundle_patch(kConfiguration, "kube-system", "hami-admission", "CA");
+  const CaBundlePatch p = ca_bundle_patch(kConfiguration, kOurs, "CA");
   EXPECT_EQ(p.matched, 2u);
   EXPECT_EQ(p.outdated, 2u);
   EXPECT_EQ(p.json, R"([{"op":"test","path":"/metadata/resourceVersion","value":"9"},)"
@@ -118,7 +120,7 @@ TEST(CaBundlePatch, SetsOnlyTheWebhooksCallingOurServiceGuardedByTheResourceVers
 }
 
 TEST(CaBundlePatch, UpToDateWebhooksAreNotPatched) {
-  const CaBundlePatch p = ca_bundle_patch(kConfiguration, "kube-system", "hami-admission", "old");
+  const CaBundlePatch p = ca_bundle_patch(kConfiguration, kOurs, "old");
   EXPECT_EQ(p.matched, 2u);
   EXPECT_EQ(p.outdated, 1u);
   EXPECT_EQ(p.json, R"([{"op":"test","path":"/metadata/resourceVersion","value":"9"},)"
@@ -126,14 +128,43 @@ TEST(CaBundlePatch, UpToDateWebhooksAreNotPatched) {
   const CaBundlePatch none = ca_bundle_patch(
       R"({"metadata":{"resourceVersion":"1"},"webhooks":[{"clientConfig":{"service":)"
       R"({"name":"s","namespace":"n"},"caBundle":"b2xk"}}]})",
-      "n", "s", "old");
+      {"n", "s", {}}, "old");
   EXPECT_EQ(none.matched, 1u);
   EXPECT_EQ(none.outdated, 0u);
   EXPECT_EQ(none.json, "");
 }
 
+TEST(CaBundlePatch, AWebhookCallingOneOfTheCertificateHostsByUrlIsOurs) {
+  constexpr const char* configuration =
+      R"({"metadata":{"resourceVersion":"4"},"webhooks":[)"
+      R"({"clientConfig":{"url":"https://127.0.0.1:18443/mutate-pod"}},)"
+      R"({"clientConfig":{"url":"https://127.0.0.2:18443/mutate-pod"}},)"
+      R"({"clientConfig":{"url":"https://[::1]/mutate-pod"}},)"
+      R"({"clientConfig":{"url":"https://hami.example:8443/mutate-pod","caBundle":"Q0E="}},)"
+      R"({"clientConfig":{"url":"http://127.0.0.1/mutate-pod"}},)"
+      R"({"clientConfig":{"url":"https://user@127.0.0.1/mutate-pod"}}]})";
+  const CaBundlePatch p = ca_bundle_patch(
+      configuration, {"kube-system", "hami", {"hami.example", "127.0.0.1", "::1"}}, "CA");
+  EXPECT_EQ(p.matched, 3u);
+  EXPECT_EQ(p.outdated, 2u);
+  EXPECT_EQ(p.json, R"([{"op":"test","path":"/metadata/resourceVersion","value":"4"},)"
+                    R"({"op":"add","path":"/webhooks/0/clientConfig/caBundle","value":"Q0E="},)"
+                    R"({"op":"add","path":"/webhooks/2/clientConfig/caBundle","value":"Q0E="}])");
+}
+
+TEST(CaBundlePatch, UrlHost) {
+  EXPECT_EQ(https_url_host("https://127.0.0.1:8443/mutate-pod"), "127.0.0.1");
+  EXPECT_EQ(https_url_host("https://Hami.example/x?y=1"), "Hami.example");
+  EXPECT_EQ(https_url_host("https://[fd00::1]:443/"), "fd00::1");
+  EXPECT_EQ(https_url_host("https://host"), "host");
+  EXPECT_EQ(https_url_host("http://host/"), "");
+  EXPECT_EQ(https_url_host("https://[::1/"), "");
+  EXPECT_EQ(https_url_host("https://u:p@host/"), "");
+  EXPECT_EQ(https_url_host(""), "");
+}
+
 TEST(CaBundlePatch, NoMatchingWebhook) {
-  const CaBundlePatch p = ca_bundle_patch(kConfiguration, "kube-system", "nobody", "CA");
+  const CaBundlePatch p = ca_bundle_patch(kConfiguration, {"kube-system", "nobody", {}}, "CA");
   EXPECT_EQ(p.matched, 0u);
   EXPECT_EQ(p.json, "");
 }
@@ -148,7 +179,7 @@ TEST(CaBundlePatch, ReplyThatIsNoConfigurationThrows) {
   };
   for (const auto& [json, message] : cases) {
     try {
-      ca_bundle_patch(json, "n", "s", "CA");
+      ca_bundle_patch(json, {"n", "s", {}}, "CA");
       ADD_FAILURE() << json;
     } catch (const WebhookConfigurationFormatError& e) {
       EXPECT_EQ(e.what(), message);

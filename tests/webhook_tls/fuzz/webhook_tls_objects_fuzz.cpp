@@ -34,7 +34,8 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   } catch (const SecretFormatError&) {
   }
   try {
-    const CaBundlePatch p = ca_bundle_patch(input, "ns", "svc", "CA");
+    const CaBundlePatch p =
+        ca_bundle_patch(input, {"ns", "svc", {"127.0.0.1", "svc.ns.svc"}}, "CA");
     check(p.outdated <= p.matched && (p.outdated == 0) == p.json.empty());
   } catch (const WebhookConfigurationFormatError&) {
   }
