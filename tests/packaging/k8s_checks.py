@@ -20,7 +20,7 @@ HOST_CLUSTER_RULES = {
     ("", "pods", v) for v in ("get", "list", "watch", "patch")} | {
     ("", "pods/binding", "create")} | {
     ("", "nodes", v) for v in ("get", "list", "watch", "patch")} | {
-    ("", r, v) for r in ("resourcequotas", "namespaces") for v in ("get", "list", "watch")} | {
+    ("", r, v) for r in ("resourcequotas", "namespaces") for v in ("list", "watch")} | {
     (g, "events", v) for g in ("", "events.k8s.io") for v in ("create", "patch")}
 DEVICE_SECTIONS = ("nvidia", "amd")  # the device plugins the configs load
 
