@@ -8,12 +8,12 @@ import (
 	"testing"
 	"time"
 
+	admissionregistrationv1 "k8s.io/api/admissionregistration/v1"
 	corev1 "k8s.io/api/core/v1"
-	rbacv1 "k8s.io/api/rbac/v1"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
-	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
-	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/types"
+	"k8s.io/utils/ptr"
 )
 
 // Behaviours of the real API server that the fake one of tests/support did
@@ -46,47 +46,23 @@ func TestBindToANodeWithANameLongerThan63Characters(t *testing.T) {
 	}
 }
 
-// The Binding refused by RBAC (403, answered before anything is stored):
-// the bind wrote nothing that stays, so the node lock and the charge go at
-// once; once the permission is back, kube-scheduler's retry binds the pod
-// without waiting for a lock to expire.
+// The Binding refused before anything is stored (403: RBAC, an admission
+// policy): the bind wrote nothing that stays, so the node lock and the
+// charge go at once; once the policy is gone, kube-scheduler's retry binds
+// the pod without waiting for a lock to expire. The refusal comes from a
+// ValidatingAdmissionPolicy (reason Forbidden): the chart's ServiceAccount
+// also holds Kubernetes' role for kube-scheduler, which allows Bindings.
 func TestBindingRefusedWith403ReleasesTheNodeLockAtOnce(t *testing.T) {
 	createNodes(t, "demo-cluster.yaml", []string{"gpu-t4-0"}, nil)
 	createNamespace(t, "forbidden", nil)
 	startNodeAgent(t)
 	d := deploy(t, deployOptions{allocateAt: "bind", expectForbidden: true})
 	ctx := context.Background()
+	removePolicy := denyBindings(t, "forbidden")
+	defer removePolicy()
 
-	role := findObject(t, d.objects, "ClusterRole", release)
-	var full rbacv1.ClusterRole
-	if err := runtime.DefaultUnstructuredConverter.FromUnstructured(role.Object, &full); err != nil {
-		t.Fatal(err)
-	}
-	withoutBinding := role.DeepCopy()
-	var rules []any
-	for _, r := range full.Rules {
-		keep := true
-		for _, res := range r.Resources {
-			if res == "pods/binding" {
-				keep = false
-			}
-		}
-		if keep {
-			m, _ := runtime.DefaultUnstructuredConverter.ToUnstructured(&r)
-			rules = append(rules, m)
-		}
-	}
-	if err := unstructured.SetNestedSlice(withoutBinding.Object, rules, "rules"); err != nil {
-		t.Fatal(err)
-	}
-	mapper := newMapper(t)
-	if err := apply(ctx, mapper, withoutBinding, false); err != nil {
-		t.Fatal(err)
-	}
 	refusedFrom := time.Now()
 	createPod(t, pinTo(gpuPod("forbidden", "p", 1, 1000, 10), "gpu-t4-0"))
-
-	// The first refused Binding.
 	var refused time.Time
 	deadline := time.Now().Add(60 * time.Second)
 	for refused.IsZero() && time.Now().Before(deadline) {
@@ -120,16 +96,91 @@ func TestBindingRefusedWith403ReleasesTheNodeLockAtOnce(t *testing.T) {
 		}
 		time.Sleep(100 * time.Millisecond)
 	}
-	// The permission back: the retry binds (kube-scheduler backs off at
-	// most 10 s; a kept lock would block it for minutes).
-	if err := apply(ctx, mapper, role, false); err != nil {
-		t.Fatal(err)
-	}
+	// The policy gone: the retry binds (kube-scheduler backs off at most
+	// 10 s; a kept lock would block it for minutes).
+	removePolicy()
 	got := waitBound(t, "forbidden", "p")
 	if got.Spec.NodeName != "gpu-t4-0" {
 		t.Errorf("bound to %s, want gpu-t4-0", got.Spec.NodeName)
 	}
 	checkAllocationsMatchStoredPods(t, d.replicas[0])
+}
+
+// denyBindings makes the API server refuse every Binding in the namespace
+// with 403 (a ValidatingAdmissionPolicy with reason Forbidden), and returns
+// what lifts it. It waits until a Binding is refused.
+func denyBindings(t *testing.T, ns string) func() {
+	t.Helper()
+	ctx := context.Background()
+	name := "realcluster-deny-bindings-" + ns
+	forbidden := metav1.StatusReasonForbidden
+	policy := &admissionregistrationv1.ValidatingAdmissionPolicy{
+		ObjectMeta: metav1.ObjectMeta{Name: name},
+		Spec: admissionregistrationv1.ValidatingAdmissionPolicySpec{
+			FailurePolicy: ptr.To(admissionregistrationv1.Fail),
+			MatchConstraints: &admissionregistrationv1.MatchResources{ResourceRules: []admissionregistrationv1.NamedRuleWithOperations{{
+				RuleWithOperations: admissionregistrationv1.RuleWithOperations{
+					Operations: []admissionregistrationv1.OperationType{admissionregistrationv1.Create},
+					Rule: admissionregistrationv1.Rule{APIGroups: []string{""}, APIVersions: []string{"v1"},
+						Resources: []string{"pods/binding"}}}}}},
+			Validations: []admissionregistrationv1.Validation{{Expression: "false",
+				Message: "bindings are paused by policy", Reason: &forbidden}},
+		},
+	}
+	binding := &admissionregistrationv1.ValidatingAdmissionPolicyBinding{
+		ObjectMeta: metav1.ObjectMeta{Name: name},
+		Spec: admissionregistrationv1.ValidatingAdmissionPolicyBindingSpec{
+			PolicyName:        name,
+			ValidationActions: []admissionregistrationv1.ValidationAction{admissionregistrationv1.Deny},
+			MatchResources: &admissionregistrationv1.MatchResources{NamespaceSelector: &metav1.LabelSelector{
+				MatchLabels: map[string]string{"kubernetes.io/metadata.name": ns}}},
+		},
+	}
+	api := cluster.client.AdmissionregistrationV1()
+	if _, err := api.ValidatingAdmissionPolicies().Create(ctx, policy, metav1.CreateOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := api.ValidatingAdmissionPolicyBindings().Create(ctx, binding, metav1.CreateOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	lifted := false
+	lift := func() {
+		if lifted {
+			return
+		}
+		lifted = true
+		_ = api.ValidatingAdmissionPolicyBindings().Delete(ctx, name, metav1.DeleteOptions{})
+		_ = api.ValidatingAdmissionPolicies().Delete(ctx, name, metav1.DeleteOptions{})
+		// Until the API server drops the policy, a Binding of a probe pod
+		// is refused.
+		waitPolicy(t, ns, false)
+	}
+	waitPolicy(t, ns, true)
+	return lift
+}
+
+// waitPolicy binds probe pods (of a scheduler nobody runs, to a node that
+// does not exist) until a Binding is refused (denied true) or accepted.
+func waitPolicy(t *testing.T, ns string, denied bool) {
+	t.Helper()
+	ctx := context.Background()
+	deadline := time.Now().Add(30 * time.Second)
+	for i := 0; time.Now().Before(deadline); i++ {
+		probe := podWithLimits(ns, fmt.Sprintf("policy-probe-%d-%v", i, denied), corev1.ResourceList{})
+		probe.Spec.SchedulerName = "nobody"
+		if _, err := cluster.client.CoreV1().Pods(ns).Create(ctx, probe, metav1.CreateOptions{}); err != nil {
+			t.Fatal(err)
+		}
+		err := cluster.client.CoreV1().Pods(ns).Bind(ctx, &corev1.Binding{
+			ObjectMeta: metav1.ObjectMeta{Name: probe.Name, Namespace: ns},
+			Target:     corev1.ObjectReference{Kind: "Node", Name: "no-such-node"}}, metav1.CreateOptions{})
+		_ = cluster.client.CoreV1().Pods(ns).Delete(ctx, probe.Name, metav1.DeleteOptions{GracePeriodSeconds: ptr.To[int64](0)})
+		if (err != nil && apierrors.IsForbidden(err)) == denied {
+			return
+		}
+		time.Sleep(100 * time.Millisecond)
+	}
+	t.Fatalf("the binding policy in %s did not take effect (denied: %v) within 30 s", ns, denied)
 }
 
 // What the real API server answers to a JSON patch whose `test` fails: the

@@ -49,8 +49,13 @@ func (s snapshot) loadGpuCluster(t *testing.T) {
 	demoOnly.load(t, "demo-cluster.yaml")
 }
 
+// pinTo keeps the pod to one node by a required node affinity on the
+// node's name (the way a DaemonSet pins its pods).
 func pinTo(pod *corev1.Pod, node string) *corev1.Pod {
-	pod.Spec.NodeSelector = map[string]string{"kubernetes.io/hostname": node}
+	pod.Spec.Affinity = &corev1.Affinity{NodeAffinity: &corev1.NodeAffinity{
+		RequiredDuringSchedulingIgnoredDuringExecution: &corev1.NodeSelector{NodeSelectorTerms: []corev1.NodeSelectorTerm{{
+			MatchFields: []corev1.NodeSelectorRequirement{{Key: "metadata.name",
+				Operator: corev1.NodeSelectorOpIn, Values: []string{node}}}}}}}}
 	return pod
 }
 
