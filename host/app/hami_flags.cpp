@@ -100,6 +100,10 @@ struct Spec {
 constexpr std::string_view kKlogOutput =
     "klog output setting: this host writes one line per event to stderr (log.format text or "
     "json)";
+constexpr std::string_view kRefitCallers =
+    "HAMi accepts /refit only with a token of this ServiceAccount (a TokenReview); this host "
+    "reviews no tokens: to limit who calls /refit, require client certificates on the webhook "
+    "listener (tls.clientCAFile, docs/refit.md)";
 constexpr std::string_view kNoAscend = "no Ascend device plugin ships with this host";
 constexpr std::string_view kNoIluvatar = "no Iluvatar device plugin ships with this host";
 constexpr std::string_view kNoCambricon =
@@ -114,10 +118,18 @@ constexpr std::string_view kNoMetax = "Metax setting: no Metax device plugin shi
 constexpr std::string_view kNoKunlun =
     "Kunlunxin resource name: no Kunlunxin device plugin ships with this host";
 
-// Every flag of HAMi v2.10's scheduler: cmd/scheduler/main.go, GlobalFlagSet
-// (vendor flags, --debug, --device-config-file, klog) and klog's InitFlags.
+// Every flag of HAMi's scheduler on its main branch, read from HAMi's source:
+//  - cmd/scheduler/main.go at commit 5a3dc223d1baf96f014b22a366849e1f0b2c609d:
+//    v2.10.0's flags plus --extender-bind, --profiling-bind-address,
+//    --device-plugin-namespace and --device-plugin-service-account;
+//  - pkg/scheduler/config/config.go GlobalFlagSet (the ParseConfig of
+//    pkg/device/{ascend,cambricon,hygon,iluvatar,nvidia,mthreads,enflame,
+//    metax,kunlun}, --debug, --device-config-file, klog's InitFlags),
+//    the same on main as at v2.10.0 (4707fb02c91c545bc7343ce26dba4c32919f9a3e);
+//  - pkg/util/util.go InitKlogFlags (klog v2 again).
 constexpr Spec kFlags[] = {
     {"http_bind", Kind::value, [](auto& s, const auto& f) { s.http_bind = text(f); }, {}},
+    {"extender-bind", Kind::value, [](auto& s, const auto& f) { s.extender_bind = text(f); }, {}},
     {"cert_file", Kind::value, [](auto& s, const auto& f) { s.cert_file = text(f); }, {}},
     {"key_file", Kind::value, [](auto& s, const auto& f) { s.key_file = text(f); }, {}},
     {"scheduler-name", Kind::value, [](auto& s, const auto& f) { s.scheduler_name = text(f); }, {}},
@@ -144,6 +156,8 @@ constexpr Spec kFlags[] = {
      {}},
     {"profiling", Kind::boolean, nullptr,
      "Go's pprof does not exist here: /debug/pprof/* is not served"},
+    {"profiling-bind-address", Kind::value, nullptr,
+     "Go's pprof does not exist here: no profiling listener is opened"},
     {"node-lock-timeout",
      Kind::value,
      [](auto& s, const auto& f) { s.node_lock_timeout = duration(f); },
@@ -156,6 +170,8 @@ constexpr Spec kFlags[] = {
      Kind::boolean,
      [](auto& s, const auto& f) { s.force_overwrite_default_scheduler = boolean(f); },
      {}},
+    {"device-plugin-namespace", Kind::value, nullptr, kRefitCallers},
+    {"device-plugin-service-account", Kind::value, nullptr, kRefitCallers},
     {"leader-elect",
      Kind::boolean,
      [](auto& s, const auto& f) { s.leader_elect = boolean(f); },
@@ -233,9 +249,9 @@ const Spec* find_flag(std::string_view name) {
 
 // This host's long options (SchedulerApp::defineOptions).
 bool own_long_option(std::string_view name) {
-  constexpr std::array<std::string_view, 9> kOwn{"config",  "listen",       "plugin-dir",
-                                                 "cluster", "check-config", "list-plugins",
-                                                 "verbose", "version",      "help"};
+  constexpr std::array<std::string_view, 10> kOwn{
+      "config",       "listen",  "plugin-dir", "cluster", "check-config",
+      "list-plugins", "verbose", "version",    "help",    "help-hami"};
   return std::find(kOwn.begin(), kOwn.end(), name) != kOwn.end();
 }
 
@@ -311,18 +327,23 @@ TranslatedCommandLine translate_command_line(const std::vector<std::string>& arg
   return out;
 }
 
+std::string hami_flags_summary() {
+  return "HAMi's scheduler flags are accepted too, in Go's syntax; --help-hami lists them.";
+}
+
 std::string hami_flags_help() {
   std::string mapped;
   std::string ignored;
   for (const Spec& spec : kFlags) {
     std::string& list = spec.set != nullptr ? mapped : ignored;
-    list += (list.empty() ? "" : ", ") + canonical(spec.name);
+    list += "\n  " + canonical(spec.name);
   }
-  return "HAMi v2.10 scheduler flags are accepted too, in Go's syntax (-flag=value, --flag value, "
-         "--bool or --bool=false, durations such as 5m); they win over the config file, this "
-         "host's own options win over them. Mapped onto config keys: " +
-         mapped + ". Accepted with a warning, without effect: " + ignored +
-         ". Flag by flag: docs/migrating-from-hami.md.";
+  return "HAMi's scheduler flags (its main branch, v2.10 included) are accepted too, in Go's "
+         "syntax (-flag=value, --flag value, --bool or --bool=false, durations such as 5m); they "
+         "win over the config file, this host's own options win over them.\n\n"
+         "Mapped onto config keys:" +
+         mapped + "\n\nAccepted with a warning, without effect:" + ignored +
+         "\n\nFlag by flag: docs/migrating-from-hami.md.\n";
 }
 
 }  // namespace hami::app

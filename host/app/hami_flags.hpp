@@ -1,5 +1,6 @@
-// Reading HAMi v2.10's scheduler command line (reference hami-v2.10 §1.2:
-// cmd/scheduler/main.go, the klog and vendor flags) out of argv before
+// Reading HAMi's scheduler command line (v2.10, reference hami-v2.10 §1.2,
+// and the flags its main branch added since: cmd/scheduler/main.go, the
+// klog and vendor flags; the commits read: hami_flags.cpp) out of argv before
 // Poco's OptionSet parses what is left, this host's own options.
 //
 // Go's flag syntax is accepted for HAMi's flags: one or two dashes,
@@ -11,7 +12,8 @@
 // Every HAMi flag is accepted:
 //  - those with a meaning here fill config::HamiSettings (their mapping:
 //    config/hami_settings.hpp);
-//  - the others (--profiling, --debug, --node-label-selector, klog's
+//  - the others (--profiling, --debug, --node-label-selector,
+//    --device-plugin-namespace, klog's
 //    output flags, the vendor flags of vendors without a plugin here)
 //    become notices naming the flag and why; they never stop the host.
 // What is not a HAMi flag is handed to Poco unchanged, except that this
@@ -50,7 +52,11 @@ struct TranslatedCommandLine {
 // `argv` includes argv[0]. Throws CommandLineError.
 TranslatedCommandLine translate_command_line(const std::vector<std::string>& argv);
 
-// For --help: every HAMi flag accepted, those mapped and those ignored.
+// For --help: one sentence pointing at --help-hami.
+std::string hami_flags_summary();
+
+// For --help-hami: every HAMi flag accepted, one a line, those mapped and
+// those ignored.
 std::string hami_flags_help();
 
 }  // namespace hami::app

@@ -144,6 +144,10 @@ void SchedulerApp::defineOptions(Poco::Util::OptionSet& options) {
   options.addOption(Option("verbose", "v", "log at debug level").required(false).repeatable(true));
   options.addOption(Option("version", "", "print the version and exit").required(false));
   options.addOption(Option("help", "h", "print this help and exit").required(false));
+  options.addOption(Option("help-hami", "",
+                           "list the HAMi scheduler flags accepted, mapped onto config keys or "
+                           "ignored with a warning, and exit")
+                        .required(false));
 }
 
 void SchedulerApp::handleOption(const std::string& name, const std::string& value) {
@@ -168,6 +172,9 @@ void SchedulerApp::handleOption(const std::string& name, const std::string& valu
   } else if (name == "help") {
     mode_ = Mode::help;
     stopOptionsProcessing();
+  } else if (name == "help-hami") {
+    mode_ = Mode::help_hami;
+    stopOptionsProcessing();
   }
 }
 
@@ -188,7 +195,7 @@ void SchedulerApp::print_help() const {
       "defaults apply: a config file's defaults, but self-signed TLS, cluster.source kubernetes "
       "($KUBECONFIG first when set), allocateAt filter and the plugins " +
       config::builtin_plugin_names() + " from " + std::string(config::kDefaultPluginDirectory) +
-      ". " + hami_flags_help());
+      ". " + hami_flags_summary());
   help.setUnixStyle(true);
   help.format(std::cout);
 }
@@ -342,6 +349,10 @@ int SchedulerApp::serve(const config::HostConfig& config) {
 int SchedulerApp::main(const std::vector<std::string>& args) {
   if (mode_ == Mode::help) {
     print_help();
+    return kExitOk;
+  }
+  if (mode_ == Mode::help_hami) {
+    std::cout << hami_flags_help();
     return kExitOk;
   }
   if (mode_ == Mode::version) {

@@ -47,7 +47,7 @@ class SchedulerApp : public Poco::Util::ServerApplication {
   int main(const std::vector<std::string>& args) override;
 
  private:
-  enum class Mode { serve, check_config, list_plugins, version, help };
+  enum class Mode { serve, check_config, list_plugins, version, help, help_hami };
 
   // Loads the file, applies overrides and the log settings; nullopt after
   // logging the error.

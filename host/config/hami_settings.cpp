@@ -82,7 +82,9 @@ void apply_tls(HostConfig& config, const HamiSettings& h) {
 
 // --http_bind: the webhook listener, and the extender verbs where HAMi's
 // kube-scheduler config calls them: on loopback at the same port.
-void apply_http_bind(HostConfig& config, const std::string& text,
+// With --extender-bind the extender verbs are placed by that flag, and
+// HAMi does not serve them on --http_bind (`extender_bound`).
+void apply_http_bind(HostConfig& config, const std::string& text, bool extender_bound,
                      std::vector<FlagNotice>& notices) {
   constexpr std::string_view kFlag = "--http_bind";
   auto addr = parse_listen_address(text, true);
@@ -102,16 +104,35 @@ void apply_http_bind(HostConfig& config, const std::string& text,
     config.extender.shared = false;
     if (was_shared)
       config.extender.listen = ListenAddress{"127.0.0.1", kDefaultExtenderPort};
-    notices.push_back(
-        {std::string(kFlag),
-         "HAMi serves the extender verbs on " + addr->text() +
-             " too; here they stay on the extender listener " + config.extender.listen.text() +
-             " (loopback only): point kube-scheduler's extender urlPrefix at https://" +
-             config.extender.listen.text(),
-         false});
+    if (!extender_bound)
+      notices.push_back(
+          {std::string(kFlag),
+           "HAMi serves the extender verbs on " + addr->text() +
+               " too; here they stay on the extender listener " + config.extender.listen.text() +
+               " (loopback only): point kube-scheduler's extender urlPrefix at https://" +
+               config.extender.listen.text(),
+           false});
   }
   if (config.extender.shared && config.extender.tls) {
     fail(kFlag, "the extender verbs share this socket, as HAMi serves them, so extender.tls of " +
+                    config.name() + " cannot apply; remove it");
+  }
+  if (const auto problem = check_listeners(config))
+    fail(kFlag, problem->key + ": " + problem->what);
+}
+
+// --extender-bind (HAMi's main branch): the extender verbs' own address.
+void apply_extender_bind(HostConfig& config, const std::string& text) {
+  constexpr std::string_view kFlag = "--extender-bind";
+  auto addr = parse_listen_address(text, true);
+  if (!addr)
+    fail(kFlag, "expected ADDR:PORT (e.g. 127.0.0.1:9444), got " + in_quotes(text));
+  if (addr->host.empty())
+    addr->host = "0.0.0.0";  // Go's ":9444": every address
+  config.extender.listen = *addr;
+  config.extender.shared = asks_to_share(config.listen, *addr);
+  if (config.extender.shared && config.extender.tls) {
+    fail(kFlag, "the extender verbs share the webhook listener's socket, so extender.tls of " +
                     config.name() + " cannot apply; remove it");
   }
   if (const auto problem = check_listeners(config))
@@ -197,7 +218,7 @@ std::vector<FlagNotice> apply_hami_settings(HostConfig& config, const HamiSettin
   const bool self_signed_before = config.tls.self_signed;
   apply_tls(config, h);
   if (h.http_bind) {
-    apply_http_bind(config, *h.http_bind, notices);
+    apply_http_bind(config, *h.http_bind, h.extender_bind.has_value(), notices);
     if (!h.cert_file && self_signed_before) {
       notices.push_back(
           {"--http_bind",
@@ -207,6 +228,8 @@ std::vector<FlagNotice> apply_hami_settings(HostConfig& config, const HamiSettin
            false});
     }
   }
+  if (h.extender_bind)
+    apply_extender_bind(config, *h.extender_bind);
   if (h.scheduler_name) {
     if (h.scheduler_name->empty()) {
       notices.push_back({"--scheduler-name",

@@ -1,4 +1,5 @@
-// HAMi v2.10's scheduler command line (reference hami-v2.10 §1.2) mapped
+// HAMi's scheduler command line (reference hami-v2.10 §1.2, and main's
+// --extender-bind) mapped
 // onto this host's configuration. app/hami_flags.hpp reads the flags from
 // argv into HamiSettings (syntax, types, policy names); apply_hami_settings
 // sets the config keys they stand for, over the config file or the
@@ -16,6 +17,9 @@
 //                                                loopback address;
 //                                other ADDR      the extender listener
 //                                                stays where it is (notice)
+//   --extender-bind ADDR:PORT  extender.listen (HAMi after v2.10: the
+//                              extender verbs' own address); one socket
+//                              with --http_bind's when the two are equal
 //   --cert_file, --key_file    tls.certFile, tls.keyFile (both or neither)
 //   --scheduler-name           scheduler.name (empty: notice, unchanged)
 //   --node-/--gpu-scheduler-policy  scheduler.nodePolicy / gpuPolicy
@@ -50,6 +54,7 @@ namespace hami::config {
 
 struct HamiSettings {
   std::optional<std::string> http_bind;
+  std::optional<std::string> extender_bind;
   std::optional<std::string> cert_file;  // relative to the working directory
   std::optional<std::string> key_file;
   std::optional<std::string> scheduler_name;

@@ -62,6 +62,35 @@ TEST_F(CommandLine, Help) {
       << r.out;
 }
 
+TEST_F(CommandLine, HelpLeavesTheHamiFlagsToHelpHami) {
+  const auto help = run({kBinary, "--help"});
+  EXPECT_EQ(help.exit_code, 0);
+  EXPECT_EQ(help.out.find("--kunlun-vmemory"), std::string::npos) << help.out;
+  EXPECT_NE(help.out.find("\n--help-hami  "), std::string::npos) << help.out;
+  EXPECT_NE(help.out.find("HAMi's scheduler flags are accepted too"), std::string::npos)
+      << help.out;
+  const auto hami = run({kBinary, "--help-hami"});
+  EXPECT_EQ(hami.exit_code, 0) << hami.err;
+  EXPECT_EQ(hami.out.rfind("HAMi's scheduler flags (its main branch, v2.10 included)", 0), 0u)
+      << hami.out;
+  EXPECT_NE(hami.out.find("\n  --device-plugin-namespace\n"), std::string::npos) << hami.out;
+  EXPECT_NE(hami.out.find("\n  --kunlun-vmemory\n"), std::string::npos) << hami.out;
+}
+
+TEST_F(CommandLine, DevicePluginNamespaceIsIgnoredWithAWarning) {
+  const auto r =
+      run({kBinary, "--device-plugin-namespace=kube-system", "--config",
+           kSourceDir + "/config/dev.yaml", "--plugin-dir", kPluginDir, "--check-config"});
+  EXPECT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_NE(r.err.find(" warn msg=\"HAMi flag ignored\" flag=--device-plugin-namespace "
+                       "reason=\"HAMi accepts /refit only with a token of this ServiceAccount (a "
+                       "TokenReview); this host reviews no tokens: to limit who calls /refit, "
+                       "require client certificates on the webhook listener (tls.clientCAFile, "
+                       "docs/refit.md)\"\n"),
+            std::string::npos)
+      << r.err;
+}
+
 TEST_F(CommandLine, CheckConfigOfDevYamlSucceeds) {
   const auto r = run({kBinary, "--config", kSourceDir + "/config/dev.yaml", "--plugin-dir",
                       kPluginDir, "--check-config"});

@@ -209,18 +209,145 @@ TEST(HamiFlags, RefusedValuesNameTheFlag) {
             "topology-aware,mutex,numa,spread");
 }
 
+// HAMi's main branch, cmd/scheduler/main.go at 5a3dc223d1baf96f014b22a366849e1f0b2c609d,
+// its GlobalFlagSet (vendors, --debug, --device-config-file) and klog's
+// InitFlags: every flag with a typical value ("" for a boolean).
+struct MainFlag {
+  const char* name;
+  const char* value;
+};
+constexpr MainFlag kHamiMainFlags[] = {
+    {"http_bind", "0.0.0.0:443"},
+    {"extender-bind", "127.0.0.1:9444"},
+    {"cert_file", "/tls/tls.crt"},
+    {"key_file", "/tls/tls.key"},
+    {"scheduler-name", "hami-scheduler"},
+    {"node-scheduler-policy", "binpack"},
+    {"gpu-scheduler-policy", "spread"},
+    {"metrics-bind-address", ":9395"},
+    {"node-label-selector", "gpu=on"},
+    {"kube-qps", "5"},
+    {"kube-burst", "10"},
+    {"kube-timeout", "30"},
+    {"profiling", ""},
+    {"profiling-bind-address", "127.0.0.1:6060"},
+    {"node-lock-timeout", "5m"},
+    {"node-lock-retry-timeout", "28s"},
+    {"force-overwrite-default-scheduler", ""},
+    {"device-plugin-namespace", "kube-system"},
+    {"device-plugin-service-account", "hami-device-plugin"},
+    {"leader-elect", ""},
+    {"leader-elect-resource-name", "hami-scheduler"},
+    {"leader-elect-resource-namespace", "kube-system"},
+    {"legacy-metrics", ""},
+    {"enable-ascend", ""},
+    {"cambricon-mlu-name", "cambricon.com/mlu"},
+    {"cambricon-mlu-memory", "cambricon.com/mlu.smlu.vmemory"},
+    {"cambricon-mlu-cores", "cambricon.com/mlu.smlu.vcore"},
+    {"dcu-name", "hygon.com/dcunum"},
+    {"dcu-memory", "hygon.com/dcumem"},
+    {"dcu-cores", "hygon.com/dcucores"},
+    {"enable-iluvatar", ""},
+    {"mthreads-name", "mthreads.com/vgpu"},
+    {"mthreads-memory", "mthreads.com/sgpu-memory"},
+    {"mthreads-cores", "mthreads.com/sgpu-core"},
+    {"enflame-gcu-resource-name", "enflame.com/gcu"},
+    {"enflame-drs-gcu-resource-name", "enflame.com/drs-gcu"},
+    {"enflame-gcu-memory-resource-name", "enflame.com/gcu-memory"},
+    {"enflame-gcu-core-resource-name", "enflame.com/gcu-core"},
+    {"enflame-vgcu-resource-name", "enflame.com/drs-gcu"},
+    {"enflame-vgcu-legacy-resource-name", "enflame.com/vgcu"},
+    {"enflame-vgcu-percentage-resource-name", "enflame.com/vgcu-percentage"},
+    {"metax-name", "metax-tech.com/gpu"},
+    {"metax-vcount", "metax-tech.com/sgpu"},
+    {"metax-vcore", "metax-tech.com/vcore"},
+    {"metax-vmemory", "metax-tech.com/vmemory"},
+    {"sgpu-topology-aware", ""},
+    {"kunlun-name", "kunlunxin.com/xpu"},
+    {"kunlun-vcount", "kunlunxin.com/vxpu"},
+    {"kunlun-vmemory", "kunlunxin.com/vxpu-memory"},
+    {"debug", ""},
+    {"device-config-file", "/device-config.yaml"},
+    {"log_dir", "/var/log"},
+    {"log_file", "/var/log/s.log"},
+    {"log_file_max_size", "1800"},
+    {"logtostderr", ""},
+    {"alsologtostderr", ""},
+    {"v", "4"},
+    {"add_dir_header", ""},
+    {"skip_headers", ""},
+    {"skip_log_headers", ""},
+    {"one_output", ""},
+    {"stderrthreshold", "2"},
+    {"vmodule", "x=2"},
+    {"log_backtrace_at", "x.go:1"},
+    {"legacy_stderr_threshold_behavior", ""},
+};
+
+TEST(HamiFlags, EveryFlagOfHamisMainBranchParses) {
+  for (const MainFlag& f : kHamiMainFlags) {
+    const std::string flag = std::string("--") + f.name;
+    std::vector<Args> forms;
+    if (*f.value == '\0') {
+      forms = {{flag}, {flag + "=true"}, {flag + "=false"}};
+    } else {
+      // Go's flag and pflag take both forms for a flag with a value.
+      forms = {{flag + "=" + f.value}, {flag, f.value}};
+    }
+    for (const Args& form : forms) {
+      app::TranslatedCommandLine t;
+      ASSERT_NO_THROW(t = translate(form)) << form.front();
+      // Nothing is left for Poco, which would stop at an unknown option.
+      EXPECT_EQ(t.args, Args{"hami-scheduler"}) << form.front();
+    }
+  }
+}
+
+TEST(HamiFlags, DevicePluginNamespaceOfHamisCurrentChart) {
+  const auto t = translate({"--device-plugin-namespace=kube-system"});
+  EXPECT_EQ(t.args, Args{"hami-scheduler"});
+  ASSERT_EQ(t.ignored.size(), 1u);
+  EXPECT_EQ(t.ignored[0].flag, "--device-plugin-namespace");
+  EXPECT_TRUE(t.ignored[0].ignored);
+  EXPECT_EQ(t.ignored[0].reason,
+            "HAMi accepts /refit only with a token of this ServiceAccount (a TokenReview); this "
+            "host reviews no tokens: to limit who calls /refit, require client certificates on "
+            "the webhook listener (tls.clientCAFile, docs/refit.md)");
+  // The same in the other form, and beside its companion flag.
+  const auto both = translate({"--device-plugin-namespace", "kube-system",
+                               "--device-plugin-service-account", "hami-device-plugin"});
+  EXPECT_EQ(both.args, Args{"hami-scheduler"});
+  ASSERT_EQ(both.ignored.size(), 2u);
+  EXPECT_EQ(both.ignored[1].flag, "--device-plugin-service-account");
+  EXPECT_EQ(both.ignored[1].reason, t.ignored[0].reason);
+}
+
+TEST(HamiFlags, ExtenderBindAndProfilingBindAddress) {
+  const auto t =
+      translate({"--extender-bind", "127.0.0.1:9444", "--profiling-bind-address=127.0.0.1:6060"});
+  EXPECT_EQ(t.hami.extender_bind, "127.0.0.1:9444");
+  ASSERT_EQ(t.ignored.size(), 1u);
+  EXPECT_EQ(t.ignored[0].flag, "--profiling-bind-address");
+  EXPECT_EQ(t.ignored[0].reason, "Go's pprof does not exist here: no profiling listener is opened");
+}
+
 TEST(HamiFlags, HelpListsMappedAndIgnoredFlags) {
   const std::string help = app::hami_flags_help();
-  EXPECT_NE(help.find("Mapped onto config keys: --http_bind, --cert_file, --key_file, "),
+  EXPECT_NE(help.find("\n\nMapped onto config keys:\n  --http_bind\n  --extender-bind\n  "
+                      "--cert_file\n"),
             std::string::npos)
       << help;
-  EXPECT_NE(help.find("--device-config-file, -v. Accepted with a warning, without effect: "
-                      "--node-label-selector, --profiling, --debug, "),
+  EXPECT_NE(help.find("\n  --device-config-file\n  -v\n\nAccepted with a warning, without "
+                      "effect:\n  --node-label-selector\n  --profiling\n  "
+                      "--profiling-bind-address\n  --device-plugin-namespace\n  "
+                      "--device-plugin-service-account\n  --debug\n"),
             std::string::npos)
       << help;
-  EXPECT_NE(help.find("--kunlun-vmemory. Flag by flag: docs/migrating-from-hami.md."),
+  EXPECT_NE(help.find("\n  --kunlun-vmemory\n\nFlag by flag: docs/migrating-from-hami.md.\n"),
             std::string::npos)
       << help;
+  EXPECT_EQ(app::hami_flags_summary(),
+            "HAMi's scheduler flags are accepted too, in Go's syntax; --help-hami lists them.");
 }
 
 }  // namespace

@@ -138,6 +138,31 @@ TEST(HamiSettingsApply, HttpBindPlacesTheExtenderVerbsOnLoopback) {
             "--http_bind: expected ADDR:PORT (e.g. 0.0.0.0:443 or :443), got \"443\"");
 }
 
+// HAMi's main branch serves the extender verbs on --extender-bind.
+TEST(HamiSettingsApply, ExtenderBindIsTheExtenderListener) {
+  config::HamiSettings h;
+  h.http_bind = "0.0.0.0:443";
+  h.extender_bind = "127.0.0.1:9444";
+  auto own = builtin();
+  const auto notices = config::apply_hami_settings(own, h);
+  EXPECT_EQ(own.listen.text(), "0.0.0.0:443");
+  EXPECT_EQ(own.extender.listen.text(), "127.0.0.1:9444");
+  EXPECT_FALSE(own.extender.shared);
+  // Only the plain-HTTP notice of --http_bind: the extender verbs are not
+  // said to follow it.
+  ASSERT_EQ(notices.size(), 1u);
+  EXPECT_EQ(notices[0].reason.rfind("without --cert_file and --key_file", 0), 0u);
+  // Equal to --http_bind: one socket.
+  h.http_bind = "127.0.0.1:9444";
+  auto one = builtin();
+  config::apply_hami_settings(one, h);
+  EXPECT_TRUE(one.extender.shared);
+  config::HamiSettings bad;
+  bad.extender_bind = "9444";
+  EXPECT_EQ(apply_error(builtin(), bad),
+            "--extender-bind: expected ADDR:PORT (e.g. 127.0.0.1:9444), got \"9444\"");
+}
+
 TEST_F(HamiSettingsTest, HttpBindOverAFileWithItsOwnExtenderTls) {
   auto cfg = load(kMinimal + "extender:\n  tls: {selfSigned: true}\n");
   config::HamiSettings h;
