@@ -80,6 +80,39 @@ TEST(NvidiaAdmission, MemoryPercentageMustBeAnIntegerBetween0And100) {
                CallError);
 }
 
+// Values filter could not use are denied at admission, not dropped at
+// filter as HAMi does (7.7#8: the pod would then pass every node).
+TEST(NvidiaAdmission, ValuesFilterCannotUseAreDenied) {
+  const DeviceUnderTest dut("nvidia");
+  const auto denial = [&](Pairs limits) -> std::string {
+    try {
+      mutate(dut, std::move(limits));
+    } catch (const CallError& e) {
+      EXPECT_EQ(e.status(), HAMI_INVALID_ARGUMENT);
+      return e.what();
+    }
+    return "<admitted>";
+  };
+  EXPECT_EQ(denial(pairs({{"nvidia.com/gpu", "1"}, {"nvidia.com/gpumem", "8Gi"}})),
+            "nvidia.mutate_container: invalid nvidia.com/gpumem value 8Gi in container test: "
+            "must be an integer number of MiB between 0 and 2147483647");
+  EXPECT_EQ(denial(pairs({{"nvidia.com/gpu", "1"}, {"nvidia.com/gpumem", "1.5"}})),
+            "nvidia.mutate_container: invalid nvidia.com/gpumem value 1.5 in container test: "
+            "must be an integer number of MiB between 0 and 2147483647");
+  // Without a count too: defaultGPUNum adds one.
+  EXPECT_EQ(denial(pairs({{"nvidia.com/gpumem", "-1"}})),
+            "nvidia.mutate_container: invalid nvidia.com/gpumem value -1 in container test: "
+            "must be an integer number of MiB between 0 and 2147483647");
+  EXPECT_EQ(denial(pairs({{"nvidia.com/gpu", "0.5"}})),
+            "nvidia.mutate_container: invalid nvidia.com/gpu value 0.5 in container test: must "
+            "be an integer between 0 and 2147483647");
+  EXPECT_EQ(denial(pairs({{"nvidia.com/gpu", "1"}, {"nvidia.com/gpucores", "-5"}})),
+            "nvidia.mutate_container: invalid nvidia.com/gpucores value -5 in container test: "
+            "must not be negative");
+  // A MiB count, as HAMi documents it, is admitted.
+  EXPECT_EQ(denial(pairs({{"nvidia.com/gpu", "1"}, {"nvidia.com/gpumem", "8192"}})), "<admitted>");
+}
+
 struct ExclusiveCase {
   const char* name;
   std::string config;

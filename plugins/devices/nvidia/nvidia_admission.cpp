@@ -4,6 +4,7 @@
 
 #include "errors.hpp"
 #include "hami/quantity.hpp"
+#include "nvidia_requests.hpp"
 
 namespace hami::devices::nvidia {
 
@@ -22,6 +23,8 @@ ContainerMutation mutate_container(const NvidiaConfig& config, const ContainerRe
                          ": must be an integer between 0 and 100");
     }
   }
+
+  check_request_values(config, c);
 
   if (const auto priority = c.limits.find(config.priority_resource)) {
     const auto q = Quantity::parse(*priority);

@@ -2,6 +2,12 @@
 //   1. a memory percentage (limits, else requests) must be an integer in
 //      0..100: "invalid <res> value <v> in container <c>: must be an integer
 //      between 0 and 100";
+//   1b. (not HAMi's) the count, memory and cores values must be usable by
+//      filter (nvidia_requests.hpp check_request_values), e.g. memory an
+//      integer number of MiB: "invalid nvidia.com/gpumem value 8Gi in
+//      container c: must be an integer number of MiB between 0 and
+//      2147483647". HAMi admits such a pod and filter then sees no request
+//      and passes every node (7.7#8); here it is denied;
 //   2. limits[priority] → env CUDA_TASK_PRIORITY=<value>;
 //   3. gpuCorePolicy other than "default" → env GPU_CORE_UTILIZATION_POLICY
 //      on every container (HAMi 7.7#4, kept: the device-side limiter reads

@@ -31,6 +31,15 @@ struct Request {
 // Throws InvalidInput naming the resource, value and container.
 Request container_request(const NvidiaConfig& config, const ContainerRef& container);
 
+// Admission: the count, memory and cores values the container names,
+// checked as container_request checks them (whether or not the count is
+// there), so that a pod asking for a device in a form that cannot be
+// scheduled is denied instead of reaching filter with no request (HAMi
+// 7.7#8: HAMi reads `nvidia.com/gpumem: 8Gi` as 8589934592 MiB, out of
+// range, and schedules the pod anywhere). Throws InvalidInput as
+// container_request does.
+void check_request_values(const NvidiaConfig& config, const ContainerRef& container);
+
 }  // namespace hami::devices::nvidia
 
 #endif  // HAMI_DEVICES_NVIDIA_REQUESTS_HPP

@@ -234,6 +234,16 @@ case("invalid-percentage", review(p), reply(allowed=False, code=400, message=(
     "invalid nvidia.com/gpumem-percentage value 150 in container cuda: "
     "must be an integer between 0 and 100")))
 
+# 18b. A memory quantity in a form filter cannot use ("8Gi": HAMi reads it as
+# 8589934592 MiB, drops the request and schedules the pod anywhere, 7.7#8):
+# denied, naming the resource, the value and the accepted form.
+p = base_pod()
+p["spec"]["containers"][0] = container("cuda", {"nvidia.com/gpu": "1",
+                                                "nvidia.com/gpumem": "8Gi"})
+case("gpumem-quantity", review(p), reply(allowed=False, code=400, message=(
+    "invalid nvidia.com/gpumem value 8Gi in container cuda: "
+    "must be an integer number of MiB between 0 and 2147483647")))
+
 # 19-20. Namespace quota (ml: limits.nvidia.com/gpumem 8000, 6000 used).
 QUOTA = {"hard": {"nvidia.com/gpumem": 8000}, "used": {"nvidia.com/gpumem": 6000}}
 p = base_pod()
