@@ -132,7 +132,27 @@ hami_status ReviewSession::apply_device_defaults(uint32_t& uses_managed, hami_er
       uses_managed_ = uses_managed_ || mutation.uses_device;
     }
   }
+  if (const hami_status s = check_requests(err); s != HAMI_OK)
+    return s;
   uses_managed = uses_managed_ ? 1U : 0U;
+  return HAMI_OK;
+}
+
+hami_status ReviewSession::check_requests(hami_errbuf err) const {
+  for (size_t c = 0; c < pod_.container_count(); ++c) {
+    for (const host::DevicePluginHandle& device : devices_) {
+      try {
+        host::RequestResult result = device.container_request(pod_.view(), c);
+        if (!result.warning.empty()) {
+          write_error(err, result.warning);
+          return HAMI_INVALID_ARGUMENT;
+        }
+      } catch (const host::PluginCallError& e) {
+        write_error(err, e.what());
+        return HAMI_INTERNAL;
+      }
+    }
+  }
   return HAMI_OK;
 }
 

@@ -9,7 +9,12 @@
 //    and the quota check see the defaults), and reports whether any
 //    container uses a managed vGPU. A device plugin's HAMI_INVALID_ARGUMENT
 //    is passed on with the plugin's own message; a second call is
-//    HAMI_FAILED_PRECONDITION.
+//    HAMI_FAILED_PRECONDITION. After the defaults, every device plugin's
+//    container_request is asked about every container: a value it reports
+//    unusable (HAMI_INVALID_ARGUMENT, e.g. a memory quantity "8Gi" where an
+//    integer number of MiB is read) is HAMI_INVALID_ARGUMENT with that
+//    message, so the pod is denied instead of reaching filter with no
+//    request and passing every node (HAMi 7.7#8).
 //  - check_quota asks the cluster view for the namespace's quotas and
 //    compares each vendor's demand (HAMi §2.5); HAMI_RESOURCE_EXHAUSTED with
 //    "exceeding resource quota in namespace <ns>: <reason>"; HAMI_UNAVAILABLE
@@ -54,6 +59,7 @@ class ReviewSession {
 
   hami_status apply_device_defaults(uint32_t& uses_managed, hami_errbuf err);
   hami_status check_quota(hami_errbuf err);
+  hami_status check_requests(hami_errbuf err) const;
   hami_status namespace_label(std::string_view key, hami_sink value);
 
   k8s::PodModel& pod_;

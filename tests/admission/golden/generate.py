@@ -244,6 +244,15 @@ case("gpumem-quantity", review(p), reply(allowed=False, code=400, message=(
     "invalid nvidia.com/gpumem value 8Gi in container cuda: "
     "must be an integer number of MiB between 0 and 2147483647")))
 
+# 18c. The same for every vendor: the host asks each device plugin for the
+# container's request after the defaults and denies with its message.
+p = base_pod()
+p["spec"]["containers"][0] = container("rocm", {"amd.com/gpu": "1", "amd.com/gpumem": "16Gi"},
+                                       image="rocm/pytorch:latest")
+case("amd-gpumem-quantity", review(p), reply(allowed=False, code=400, message=(
+    "invalid amd.com/gpumem value 16Gi in container rocm: "
+    "must be an integer number of MiB between 0 and 2147483647")))
+
 # 19-20. Namespace quota (ml: limits.nvidia.com/gpumem 8000, 6000 used).
 QUOTA = {"hard": {"nvidia.com/gpumem": 8000}, "used": {"nvidia.com/gpumem": 6000}}
 p = base_pod()
