@@ -341,7 +341,7 @@ Reply do_patch(ServerState& state, const RestRequest& req) {
     std::string error;
     auto result = apply_json_patch(*current, *patch, error);
     if (!result) {
-      return fail(status_patch_invalid(error));
+      return fail(status_patch_invalid());
     }
     patched = std::move(*result);
   }

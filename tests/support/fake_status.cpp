@@ -141,15 +141,10 @@ Json status_bad_request(std::string_view message) {
   return status_failure(400, "BadRequest", message);
 }
 
-Json status_patch_invalid(std::string_view cause) {
-  Json c = Json::object();
-  c["reason"] = "UnexpectedServerResponse";
-  c["message"] = std::string(cause);
-  Json details = Json::object();
-  details["causes"] = Json::array({c});
+Json status_patch_invalid() {
   return status_failure(422, "Invalid",
                         "the server rejected our request due to an error in our request",
-                        std::move(details));
+                        Json::object());
 }
 
 Json status_unauthorized() {
