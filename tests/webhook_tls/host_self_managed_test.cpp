@@ -97,8 +97,9 @@ TEST_F(HostSelfManagedTls, HostDoesNotStartWithoutItsCertificate) {
     FAIL() << "the host started";
   } catch (const SelfManagedTlsError& e) {
     EXPECT_STREQ(e.what(),
-                 "tls.selfManaged: cannot read Secret kube-system/hami-tls: 403 Forbidden: the "
-                 "server responded with the status code 403");
+                 "tls.selfManaged: cannot read Secret kube-system/hami-tls: 403 Forbidden: secrets "
+                 "\"hami-tls\" is forbidden: User \"system:anonymous\" cannot get resource "
+                 "\"secrets\" in API group \"\" in the namespace \"kube-system\"");
   }
   fake.remove("MutatingWebhookConfiguration", "", kWebhooks);
   try {

@@ -221,17 +221,22 @@ TEST_F(SelfManagedTlsTest, FailedRecheckKeepsServingAndIsLogged) {
 TEST_F(SelfManagedTlsTest, ApiErrorsNameWhatFailed) {
   fake.fail_next("GET", kSecretPath, 403);
   EXPECT_EQ(start_error(),
-            "tls.selfManaged: cannot read Secret kube-system/hami-tls: 403 "
-            "Forbidden: the server responded with the status code 403");
+            "tls.selfManaged: cannot read Secret kube-system/hami-tls: 403 Forbidden: secrets "
+            "\"hami-tls\" is forbidden: User \"system:anonymous\" cannot get resource "
+            "\"secrets\" in API group \"\" in the namespace \"kube-system\"");
   fake.fail_next("POST", kSecretPath, 403);
   EXPECT_EQ(start_error(),
-            "tls.selfManaged: cannot create Secret kube-system/hami-tls: 403 "
-            "Forbidden: the server responded with the status code 403");
+            "tls.selfManaged: cannot create Secret kube-system/hami-tls: 403 Forbidden: secrets is "
+            "forbidden: User \"system:anonymous\" cannot create resource \"secrets\" in API "
+            "group \"\" in the namespace \"kube-system\"");
   EXPECT_FALSE(fake.object("Secret", kNamespace, kSecret).has_value());
   fake.fail_next("PATCH", kWebhooksPath, 403);
   EXPECT_EQ(start_error(),
             "tls.selfManaged: cannot patch MutatingWebhookConfiguration hami-admission: 403 "
-            "Forbidden: the server responded with the status code 403");
+            "Forbidden: mutatingwebhookconfigurations.admissionregistration.k8s.io "
+            "\"hami-admission\" is forbidden: User \"system:anonymous\" cannot patch resource "
+            "\"mutatingwebhookconfigurations\" in API group \"admissionregistration.k8s.io\" at "
+            "the cluster scope");
   fake.fail_next("PATCH", kWebhooksPath, 422, kMaxAttempts);
   EXPECT_EQ(start_error(),
             "tls.selfManaged: cannot patch MutatingWebhookConfiguration hami-admission: still "
