@@ -35,7 +35,7 @@ type auditEvent struct {
 
 const serviceAccountUser = "system:serviceaccount:" + namespace + ":" + release
 
-// auditEvents returns the completed requests of user received in
+// auditEvents returns the answered requests of user received in
 // [from, to) (to zero: no end). The log is written synchronously
 // (--audit-log-mode=blocking): a request answered is in it.
 func auditEvents(t testing.TB, user string, from, to time.Time) []auditEvent {
@@ -57,7 +57,10 @@ func auditEvents(t testing.TB, user string, from, to time.Time) []auditEvent {
 		if err := json.Unmarshal(line, &e); err != nil {
 			t.Fatalf("audit log: %v", err)
 		}
-		if e.Stage != "ResponseComplete" || e.User.Username != user || e.Received.Before(from) ||
+		// A watch is logged when its response starts (and again when it
+		// ends); every other request when it completes.
+		done := e.Stage == "ResponseComplete" || (e.Stage == "ResponseStarted" && e.Verb == "watch")
+		if !done || e.User.Username != user || e.Received.Before(from) ||
 			(!to.IsZero() && !e.Received.Before(to)) {
 			continue
 		}

@@ -45,7 +45,7 @@ func createStream(t *testing.T, ns string, interval time.Duration, midway func()
 // then checks that nothing is double-allocated or lost: every bound pod
 // holds an allocation on its node, no device is over capacity, /allocations
 // equals the stored pods, and the pods that do not fit stay unbound.
-func waitStreamSettled(t *testing.T, ns string, r *replica) {
+func waitStreamSettled(t *testing.T, ns string, r *replica, since time.Time) {
 	t.Helper()
 	ctx := context.Background()
 	deadline := time.Now().Add(180 * time.Second)
@@ -89,6 +89,25 @@ func waitStreamSettled(t *testing.T, ns string, r *replica) {
 	}
 	checkNoDeviceOverCapacity(t, r)
 	checkAllocationsMatchStoredPods(t, r)
+	logRefusedPodWrites(t, since)
+}
+
+// logRefusedPodWrites logs how many of the host's pod patches the API
+// server refused (409, 422: a precondition) since the time given: writes
+// that kube-scheduler's own writes to the same pods made fail.
+func logRefusedPodWrites(t *testing.T, since time.Time) {
+	t.Helper()
+	patches, refused := 0, 0
+	for _, e := range hostRequests(t, since, time.Time{}) {
+		if e.ObjectRef == nil || e.ObjectRef.Resource != "pods" || e.ObjectRef.Subresource != "" || e.Verb != "patch" {
+			continue
+		}
+		patches++
+		if e.ResponseStatus != nil && (e.ResponseStatus.Code == 409 || e.ResponseStatus.Code == 422) {
+			refused++
+		}
+	}
+	t.Logf("pod patches by the host: %d, refused on a precondition: %d", patches, refused)
 }
 
 func TestHostKilledMidStreamRebuildsItsStateFromTheAPIServer(t *testing.T) {
@@ -102,7 +121,7 @@ func TestHostKilledMidStreamRebuildsItsStateFromTheAPIServer(t *testing.T) {
 			createStream(t, "stream", 100*time.Millisecond, func() {
 				d.restartHost(r, syscall.SIGKILL)
 			})
-			waitStreamSettled(t, "stream", r)
+			waitStreamSettled(t, "stream", r, d.started)
 			// A second restart on the settled state charges the same.
 			d.restartHost(r, syscall.SIGKILL)
 			checkAllocationsMatchStoredPods(t, r)
@@ -147,5 +166,5 @@ func TestLeaderKilledUnderLoadTheOtherReplicaTakesOver(t *testing.T) {
 	if second == first {
 		t.Fatalf("the killed replica %s still leads", first.name)
 	}
-	waitStreamSettled(t, "failover", second)
+	waitStreamSettled(t, "failover", second, d.started)
 }

@@ -55,28 +55,37 @@ func createPod(t *testing.T, pod *corev1.Pod) *corev1.Pod {
 	return got
 }
 
-// mutateCalls is how many /mutate-pod requests the replica has answered
+// requestCount is how many requests of the route the replica has answered
 // (its request metric, summed over methods and status classes).
-func (r *replica) mutateCalls(t *testing.T) int {
+func (r *replica) requestCount(t *testing.T, route string) (int, error) {
 	t.Helper()
 	resp, err := http.Get("http://" + loopback(r.metricsPort) + "/metrics")
 	if err != nil {
-		t.Fatal(err)
+		return 0, err
 	}
 	defer resp.Body.Close()
 	body, _ := io.ReadAll(resp.Body)
 	total := 0
 	for _, line := range strings.Split(string(body), "\n") {
-		if strings.HasPrefix(line, "hami_scheduler_http_requests_total{") && strings.Contains(line, `route="/mutate-pod"`) {
+		if strings.HasPrefix(line, "hami_scheduler_http_requests_total{") && strings.Contains(line, `route="`+route+`"`) {
 			fields := strings.Fields(line)
 			n, err := strconv.ParseFloat(fields[len(fields)-1], 64)
 			if err != nil {
-				t.Fatalf("metric line %q: %v", line, err)
+				return 0, fmt.Errorf("metric line %q: %w", line, err)
 			}
 			total += int(n)
 		}
 	}
-	return total
+	return total, nil
+}
+
+func (r *replica) mutateCalls(t *testing.T) int {
+	t.Helper()
+	n, err := r.requestCount(t, "/mutate-pod")
+	if err != nil {
+		t.Fatal(err)
+	}
+	return n
 }
 
 func TestWebhookThroughTheRealAPIServer(t *testing.T) {
