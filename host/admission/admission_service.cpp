@@ -13,6 +13,7 @@
 #include "admission/pod_patcher.hpp"
 #include "admission/review_codec.hpp"
 #include "admission/review_session.hpp"
+#include "admission/unknown_resources.hpp"
 #include "k8s/pod.hpp"
 #include "log/logger.hpp"
 #include "plugins/plugin_errors.hpp"
@@ -178,6 +179,11 @@ AdmissionService::Result AdmissionService::review(std::string_view content_type,
     default:  // HAMI_ADMIT_SKIP: the handle admits no other verdict
       reply.message = decision.message;
       break;
+  }
+  std::vector<std::string> warnings;
+  if (reply.allowed) {
+    warnings = unknown_resource_warnings(devices_, pod->view());
+    reply.warnings = warnings;
   }
   Result result(HttpReply{200, encode_reply(reply)},
                 decision.verdict == HAMI_ADMIT_ALLOW  ? AdmissionOutcome::allowed

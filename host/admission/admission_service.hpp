@@ -17,6 +17,8 @@
 //    allowed unchanged with the plugin's message. A failing plugin call is
 //    an errored review with code 500, "admission plugin failed: <plugin>.
 //    review: <message>".
+//  - An allowed pod CREATE carries `warnings` for resource names under a
+//    device plugin's domain that no plugin reads (unknown_resources.hpp).
 //  - dryRun requests are handled like any other (the webhook has no side
 //    effects).
 // Thread-safe: handle() is const and keeps no per-call state in the object.

@@ -217,6 +217,15 @@ std::string encode_reply(const ReviewReply& reply) {
     platform::append_base64(out, reply.patch);
     out += R"(","patchType":"JSONPatch")";
   }
+  if (!reply.warnings.empty()) {
+    out += R"(,"warnings":[)";
+    for (size_t i = 0; i < reply.warnings.size(); ++i) {
+      if (i != 0)
+        out.push_back(',');
+      append_json_string(out, reply.warnings[i]);
+    }
+    out.push_back(']');
+  }
   out += "}}";
   return out;
 }

@@ -21,12 +21,14 @@
 // sends): {"kind":"AdmissionReview","apiVersion":<request's>,"response":
 // {"uid":..,"allowed":..,"status":{"metadata":{},["message":..,]
 // ["reason":..,]"code":..}[,"patch":<base64>,"patchType":"JSONPatch"]}}.
-// patch/patchType appear only for a non-empty patch.
+// patch/patchType appear only for a non-empty patch; then
+// [,"warnings":[..]] when there are warnings.
 #pragma once
 
 #include <rapidjson/document.h>
 
 #include <cstdint>
+#include <span>
 #include <stdexcept>
 #include <string>
 #include <string_view>
@@ -90,6 +92,8 @@ struct ReviewReply {
   std::string_view message;  // omitted when empty
   std::string_view reason;   // omitted when empty (e.g. "Forbidden" for denials)
   std::string_view patch;    // JSON Patch text; omitted (with patchType) when empty
+  // response.warnings (shown by kubectl), last; omitted when empty.
+  std::span<const std::string> warnings;
 };
 
 std::string encode_reply(const ReviewReply& reply);

@@ -80,13 +80,16 @@ const std::map<std::string, std::map<std::string, json>>& expected_changes() {
        {{"/spec/containers/0/resources/limits/nvidia.com~1gpucores", "100"},
         {"/spec/schedulerName", "hami-scheduler"}}},
       {"quota-fits", {{"/spec/schedulerName", "hami-scheduler"}}},
+      {"unknown-vendor-resource",
+       {{"/spec/containers/0/resources/limits/nvidia.com~1gpucores", "100"},
+        {"/spec/schedulerName", "hami-scheduler"}}},
   };
   return changes;
 }
 
 TEST(AdmissionGolden, EveryCaseAnswersExactlyItsReply) {
   const json cases = json::parse(golden("cases.json"));
-  ASSERT_EQ(cases.size(), 22U);
+  ASSERT_EQ(cases.size(), 24U);
   std::set<std::string> patched_cases;
   for (const json& c : cases) {
     const std::string name = c.at("name");

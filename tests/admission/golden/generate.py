@@ -107,7 +107,8 @@ def review(obj, operation="CREATE", version="v1", old=None, dry_run=False):
             "request": request}
 
 
-def reply(version="v1", allowed=True, code=200, message=None, reason=None, patch=None):
+def reply(version="v1", allowed=True, code=200, message=None, reason=None, patch=None,
+          warnings=None):
     """The exact reply text (field order and compact form as controller-runtime)."""
     status = '{"metadata":{}'
     if message is not None:
@@ -121,6 +122,8 @@ def reply(version="v1", allowed=True, code=200, message=None, reason=None, patch
     if patch:
         raw = json.dumps(patch, separators=(",", ":"), ensure_ascii=False).encode()
         text += ',"patch":"%s","patchType":"JSONPatch"' % base64.b64encode(raw).decode()
+    if warnings:
+        text += ',"warnings":' + json.dumps(warnings, separators=(",", ":"), ensure_ascii=False)
     return text + "}}"
 
 
@@ -252,6 +255,24 @@ p["spec"]["containers"][0] = container("rocm", {"amd.com/gpu": "1", "amd.com/gpu
 case("amd-gpumem-quantity", review(p), reply(allowed=False, code=400, message=(
     "invalid amd.com/gpumem value 16Gi in container rocm: "
     "must be an integer number of MiB between 0 and 2147483647")))
+
+# 18d. A name under a vendor's domain that no device plugin reads (a typo of
+# nvidia.com/gpumem): allowed as it is, with a warning kubectl shows naming
+# the resource and the vendor's known ones.
+NVIDIA_KNOWN = ("nvidia.com/gpu, nvidia.com/gpumem, nvidia.com/gpumem-percentage, "
+                "nvidia.com/gpucores, nvidia.com/priority")
+p = base_pod()
+p["spec"]["containers"][0] = container("cuda", {"nvidia.com/gpu": "1",
+                                                "nvidia.com/gpumemory": "8000"})
+case("unknown-vendor-resource", review(p), reply(patch=[cores("/spec/containers/0"), SCHED],
+     warnings=["container cuda: nvidia.com/gpumemory is not a resource of this scheduler's "
+               "device plugins; the nvidia.com resources they read: " + NVIDIA_KNOWN]))
+# Without any known resource the pod is not routed, and still warned.
+p = base_pod()
+p["spec"]["containers"][0] = container("cuda", {"nvidia.com/gpus": "1"})
+case("unknown-vendor-resource-only", review(p), reply(
+     warnings=["container cuda: nvidia.com/gpus is not a resource of this scheduler's "
+               "device plugins; the nvidia.com resources they read: " + NVIDIA_KNOWN]))
 
 # 19-20. Namespace quota (ml: limits.nvidia.com/gpumem 8000, 6000 used).
 QUOTA = {"hard": {"nvidia.com/gpumem": 8000}, "used": {"nvidia.com/gpumem": 6000}}
