@@ -73,7 +73,6 @@ var grantsNotExercised = map[grant]string{
 	{"", "secrets", "patch"}:                                                    "the Role allows patch beside update for operators' tooling; the host updates",
 	{"admissionregistration.k8s.io", "mutatingwebhookconfigurations", "update"}: "allowed beside patch; the host patches",
 	{"", "events", "patch"}:                                                     "a repeated event is patched (client-go's series/count update)",
-	{"events.k8s.io", "events", "patch"}:                                        "a repeated event is patched (client-go's series/count update)",
 	{"", "events", "create"}:                                                    "core/v1 events, for clusters without events.k8s.io/v1",
 	{"", "pods", "get"}:                                                         "a bind re-reads a pod whose write outcome is unknown",
 	{"", "nodes", "get"}:                                                        "the node lock re-reads a node after a conflict",
