@@ -347,11 +347,11 @@ def check(docs, raw_texts, c, expected_dev, ns, names):
     secret_rules = {x for x in named_rules(["Role"]) if x[1] == "secrets"}
     webhook_rules = {x for x in named_rules(["ClusterRole"]) if x[1] == "mutatingwebhookconfigurations"}
     if self_managed is not None:
-        want_secret = {("", "secrets", v, (tls_secret,)) for v in ("get", "update", "patch")} | {
+        want_secret = {("", "secrets", v, (tls_secret,)) for v in ("get", "update")} | {
             ("", "secrets", "create", ())}
         c.expect(secret_rules == want_secret, f"Secret rules {sorted(secret_rules)}, want {sorted(want_secret)}")
         want_webhook = {("admissionregistration.k8s.io", "mutatingwebhookconfigurations", v, (names["webhook"],))
-                        for v in ("get", "patch", "update")}
+                        for v in ("get", "patch")}
         c.expect(webhook_rules == want_webhook,
                  f"webhook configuration rules {sorted(webhook_rules)}, want {sorted(want_webhook)}")
     else:

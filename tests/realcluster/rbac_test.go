@@ -66,16 +66,14 @@ func chartHostRoles(t *testing.T, d *deployment) []*hostRole {
 // Grants of the host's roles that a run of the suite does not exercise,
 // and why they are needed all the same.
 var grantsNotExercised = map[grant]string{
-	{"coordination.k8s.io", "leases", "get"}:                                    "kube-scheduler reads its lease (Kubernetes' role covers only the lease named kube-scheduler)",
-	{"coordination.k8s.io", "leases", "create"}:                                 "kube-scheduler creates its lease (it shares the ServiceAccount)",
-	{"coordination.k8s.io", "leases", "update"}:                                 "kube-scheduler renews its lease",
-	{"", "secrets", "update"}:                                                   "renewal of the serving certificate, or a Secret another replica wrote",
-	{"", "secrets", "patch"}:                                                    "the Role allows patch beside update for operators' tooling; the host updates",
-	{"admissionregistration.k8s.io", "mutatingwebhookconfigurations", "update"}: "allowed beside patch; the host patches",
-	{"", "events", "patch"}:                                                     "a repeated event is patched (client-go's series/count update)",
-	{"", "events", "create"}:                                                    "core/v1 events, for clusters without events.k8s.io/v1",
-	{"", "pods", "get"}:                                                         "a bind re-reads a pod whose write outcome is unknown",
-	{"", "nodes", "get"}:                                                        "the node lock re-reads a node after a conflict",
+	{"coordination.k8s.io", "leases", "get"}:    "kube-scheduler reads its lease (Kubernetes' role covers only the lease named kube-scheduler)",
+	{"coordination.k8s.io", "leases", "create"}: "kube-scheduler creates its lease (it shares the ServiceAccount)",
+	{"coordination.k8s.io", "leases", "update"}: "kube-scheduler renews its lease",
+	{"", "secrets", "update"}:                   "renewal of the serving certificate, or a Secret another replica wrote",
+	{"", "events", "patch"}:                     "a repeated event is patched (client-go's series/count update)",
+	{"", "events", "create"}:                    "core/v1 events, for clusters without events.k8s.io/v1",
+	{"", "pods", "get"}:                         "a bind re-reads a pod whose write outcome is unknown",
+	{"", "nodes", "get"}:                        "the node lock re-reads a node after a conflict",
 }
 
 // What the host's ServiceAccount must never be allowed.
