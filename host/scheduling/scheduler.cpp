@@ -115,6 +115,14 @@ std::optional<Scheduler::PodContext> Scheduler::pod_context(const hami_pod_view&
     error = e.what();
     return std::nullopt;
   }
+  // A value a device plugin cannot read would leave the pod without its
+  // request, passing every node (HAMi 7.7#8): the call fails instead.
+  if (!ctx.requests.warnings.empty()) {
+    error.clear();
+    for (const std::string& warning : ctx.requests.warnings)
+      error += (error.empty() ? "" : "; ") + warning;
+    return std::nullopt;
+  }
   if (!ctx.requests.any)
     return ctx;
   ctx.key = pod_key(pod);

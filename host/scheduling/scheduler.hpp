@@ -209,6 +209,8 @@ class Scheduler final : private cluster::ClusterWatcher {
   // SchedulerOptions::pod_group_lock_retry).
   void lock_node(std::string_view node, const cluster::PodRecord& pod);
   std::string pod_key(const hami_pod_view& pod) const;
+  // nullopt with `error` when a plugin call fails or a plugin reports a
+  // value of the pod unusable (its messages, "; "-joined).
   std::optional<PodContext> pod_context(const hami_pod_view& pod, std::string& error) const;
   FilterOutcome run_filter(const hami_pod_view& pod, std::vector<Candidate>& candidates);
   std::optional<Reservation> reserve(const PodContext& ctx, std::string_view node,

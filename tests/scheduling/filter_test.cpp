@@ -230,6 +230,28 @@ TEST(Filter, PodWithoutManagedResourcePassesThrough) {
   EXPECT_TRUE(env.cluster->events().empty());
 }
 
+// HAMi 7.7#8: a value the device plugin cannot read (8Gi where MiB are
+// read) dropped the request, and the pod passed every node, GPU-less ones
+// included. The webhook denies such pods; one that reaches filter anyway
+// (created before the webhook, or with failurePolicy Ignore) fails the
+// call with the plugin's message, and explain says the same.
+TEST(Filter, UnusableValueFailsTheCallInsteadOfPassingEveryNode) {
+  SchedulingEnv env(kTwoNodes);
+  const auto pod = pod_from_json(
+      pod_json("default", "p", "uid-p", {{{"nvidia.com/gpu", "1"}, {"nvidia.com/gpumem", "8Gi"}}}));
+  const std::string message =
+      "invalid nvidia.com/gpumem value 8Gi in container c0: must be an integer number of MiB "
+      "between 0 and 2147483647";
+  const auto out = env.scheduler->filter(pod, kNames);
+  EXPECT_FALSE(out.passthrough);
+  EXPECT_EQ(out.error, message);
+  ASSERT_EQ(env.cluster->events().size(), 1u);
+  EXPECT_EQ(env.cluster->events()[0].message, message);
+  const auto explained = env.scheduler->explain(pod, kNames);
+  EXPECT_EQ(explained.error, message);
+  EXPECT_TRUE(explained.nodes.empty());
+}
+
 TEST(Filter, EmptyCandidateListIsNotACrash) {
   // HAMi bug 7.7#6: a null NodeNames list panicked while writing the event.
   SchedulingEnv env(kTwoNodes);
