@@ -5,7 +5,7 @@
 //   2. memory must be an integer in [0, INT32_MAX / memoryFactor] MiB, then
 //      is multiplied by memoryFactor; anything else ("10Gi", "1.5", "-1")
 //      makes the whole request unusable. HAMi drops such a request silently
-//      (7.7#8); here it is an error the host logs;
+//      (7.7#8); here the webhook denies the pod and filter fails it;
 //   3. percentage: values > 100 clamp to 100, ≤ 0 or non-integer are unset;
 //   4. no percentage and no memory: defaultMemory if set, else 100 % (a
 //      whole card's memory);
