@@ -9,9 +9,9 @@
 
 #include "plugins/plugin_errors.hpp"
 #include "scheduling/explain.hpp"
-#include "scheduling/explain_locks.hpp"
 #include "scheduling/explain_summary.hpp"
 #include "scheduling/explain_words.hpp"
+#include "scheduling/held_locks.hpp"
 #include "scheduling/node_fit.hpp"
 #include "scheduling/placement_scores.hpp"
 #include "scheduling/quota_limits.hpp"
@@ -294,39 +294,11 @@ Explanation Scheduler::explain(const k8s::PodModel& pod,
                             ctx->weights, ctx->device_policy, input.quota};
     const bool vendor_scores =
         ctx->node_policy.plugin != nullptr && scores_placements(devices_, ctx->requests);
-    // The locks bind would take: the shared one when a requested vendor
-    // takes it, and the vendors' own.
-    std::vector<cluster::NodeLockOptions> locks;
-    bool shared_lock = false;
-    for (size_t v = 0; v < devices_.size() && v < ctx->requests.vendor_used.size(); ++v) {
-      if (!ctx->requests.vendor_used[v])
-        continue;
-      const host::DeviceDescription& d = devices_[v].description();
-      if (d.takes_node_lock() && !shared_lock) {
-        shared_lock = true;
-        locks.insert(locks.begin(), options_.node_lock);
-      } else if (d.takes_own_lock()) {
-        cluster::NodeLockOptions own_lock = options_.node_lock;
-        own_lock.annotation = d.own_lock_annotation;
-        own_lock.owner_in_value = false;
-        own_lock.expiry_seconds = d.own_lock_expiry_seconds;
-        locks.push_back(own_lock);
-      }
-    }
+    // The locks bind would take, and the nodes carrying one.
+    const std::vector<cluster::NodeLockOptions> locks =
+        locks_taken(ctx->requests.vendor_used, devices_, options_.node_lock);
     const int64_t now_seconds = now();
-    // The nodes carrying one of those locks, found in one pass: most carry
-    // none, and a lookup per node took the cluster's lock a thousand times.
-    std::unordered_map<std::string_view, std::shared_ptr<const k8s::NodeModel>> locked;
-    if (!locks.empty()) {
-      for (const auto& node : cluster_.nodes()) {
-        for (const cluster::NodeLockOptions& lock : locks) {
-          if (node->annotation(lock.annotation)) {
-            locked.emplace(node->name(), node);
-            break;
-          }
-        }
-      }
-    }
+    const LockedNodes locked = nodes_carrying(cluster_, locks);
     const auto evaluate = [&](const std::string& name, NodeExplanation& n, FitScratch& scratch) {
       n.name = name;
       const NodeEntry* entry = snapshot->node(name);
@@ -361,14 +333,8 @@ Explanation Scheduler::explain(const k8s::PodModel& pod,
           describe_misfit(n, ctx->requests, devices_, devices, entry->healthy);
           return;
         }
-        std::optional<HeldLock> held;
-        if (const auto it = locked.find(name); it != locked.end()) {
-          for (const cluster::NodeLockOptions& lock : locks) {
-            held = held_lock(*it->second, lock, cluster_, ctx->namespace_, ctx->name, now_seconds);
-            if (held)
-              break;
-          }
-        }
+        std::optional<HeldLock> held =
+            held_lock(locked, name, locks, cluster_, ctx->namespace_, ctx->name, now_seconds);
         if (held) {
           n.reason = std::move(held->reason);
           n.detail = std::move(held->detail);

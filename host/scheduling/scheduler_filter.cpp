@@ -9,6 +9,7 @@
 #include "log/logger.hpp"
 #include "plugins/plugin_errors.hpp"
 #include "scheduling/allocation.hpp"
+#include "scheduling/held_locks.hpp"
 #include "scheduling/node_fit.hpp"
 #include "scheduling/placement_scores.hpp"
 #include "scheduling/quota_limits.hpp"
@@ -257,6 +258,34 @@ FilterOutcome Scheduler::run_filter(const hami_pod_view& pod, std::vector<Candid
     event(pod, true, "FilteringFailed",
           "no available node, " + std::to_string(candidates.size()) + " nodes do not meet");
     return out;
+  }
+
+  // A node whose lock another pod holds (its device plugin has not
+  // confirmed that pod yet) would refuse this pod's bind with contention,
+  // and kube-scheduler would back off and retry: while another node fits,
+  // the locked ones fail this filter with bind's contention text, so the
+  // pod goes where it can be bound now.
+  if (fitting.size() > 1) {
+    const auto locks = locks_taken(ctx->requests.vendor_used, devices_, options_.node_lock);
+    const LockedNodes locked = nodes_carrying(cluster_, locks);
+    if (!locked.empty()) {
+      const int64_t now_seconds = now();
+      std::vector<Fitting> free;
+      std::vector<std::pair<size_t, std::string>> held;
+      for (const Fitting& f : fitting) {
+        auto lock = held_lock(locked, candidates[f.index].name, locks, cluster_, ctx->namespace_,
+                              ctx->name, now_seconds);
+        if (lock)
+          held.emplace_back(f.index, std::move(lock->reason));
+        else
+          free.push_back(f);
+      }
+      if (!free.empty() && !held.empty()) {
+        fitting = std::move(free);
+        for (auto& [i, reason] : held)
+          out.failed[candidates[i].name] = std::move(reason);
+      }
+    }
   }
 
   // Best: the highest score, the earlier candidate winning ties.

@@ -1,4 +1,4 @@
-#include "scheduling/explain_locks.hpp"
+#include "scheduling/held_locks.hpp"
 
 namespace hami::scheduling {
 
@@ -55,6 +55,59 @@ std::optional<HeldLock> held_lock(const k8s::NodeModel& node,
         "node locked by " + std::string(owner_ns) + "/" + std::string(owner) + " since " + when;
   }
   return held;
+}
+
+std::vector<cluster::NodeLockOptions> locks_taken(const std::vector<bool>& vendor_used,
+                                                  std::span<const host::DevicePluginHandle> devices,
+                                                  const cluster::NodeLockOptions& shared) {
+  std::vector<cluster::NodeLockOptions> locks;
+  bool shared_lock = false;
+  for (size_t v = 0; v < devices.size() && v < vendor_used.size(); ++v) {
+    if (!vendor_used[v])
+      continue;
+    const host::DeviceDescription& d = devices[v].description();
+    if (d.takes_node_lock() && !shared_lock) {
+      shared_lock = true;
+      locks.insert(locks.begin(), shared);
+    } else if (d.takes_own_lock()) {
+      cluster::NodeLockOptions own_lock = shared;
+      own_lock.annotation = d.own_lock_annotation;
+      own_lock.owner_in_value = false;
+      own_lock.expiry_seconds = d.own_lock_expiry_seconds;
+      locks.push_back(own_lock);
+    }
+  }
+  return locks;
+}
+
+LockedNodes nodes_carrying(const cluster::ClusterState& cluster,
+                           const std::vector<cluster::NodeLockOptions>& locks) {
+  LockedNodes locked;
+  if (locks.empty())
+    return locked;
+  for (const auto& node : cluster.nodes()) {
+    for (const cluster::NodeLockOptions& lock : locks) {
+      if (node->annotation(lock.annotation)) {
+        locked.emplace(node->name(), node);
+        break;
+      }
+    }
+  }
+  return locked;
+}
+
+std::optional<HeldLock> held_lock(const LockedNodes& locked, std::string_view node,
+                                  const std::vector<cluster::NodeLockOptions>& locks,
+                                  const cluster::ClusterState& cluster, std::string_view namespace_,
+                                  std::string_view name, int64_t now) {
+  const auto it = locked.find(node);
+  if (it == locked.end())
+    return std::nullopt;
+  for (const cluster::NodeLockOptions& lock : locks) {
+    if (auto held = held_lock(*it->second, lock, cluster, namespace_, name, now))
+      return held;
+  }
+  return std::nullopt;
 }
 
 }  // namespace hami::scheduling
