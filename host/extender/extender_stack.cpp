@@ -185,6 +185,8 @@ std::unique_ptr<ExtenderStack> make_extender_stack(const config::HostConfig& con
     options.component = config.scheduler.name;
     options.instance = identity;
     options.core_v1_events = config.cluster.kubernetes.events == config::EventsApi::core_v1;
+    // Events get a client, and so a rate limit (qps/burst), of their own.
+    options.event_client = std::make_shared<kube::ApiClient>(*api_config, &logger);
     options.logger = &logger;
     options.watch_restarted = stack_options.watch_restarted;
     auto kube_state = std::make_unique<kube::KubernetesClusterState>(stack->api, options);

@@ -102,9 +102,9 @@ struct KubernetesClusterState::Impl {
     e.clock = options.event_clock;
     e.object_version = [this](const cluster::Event& event) { return event_object_version(event); };
     e.logger = options.logger;
-    events = std::make_unique<EventSink>(make_event_recorder(client, std::move(e)),
-                                         options.event_queue_capacity, options.logger,
-                                         options.event_clock);
+    events = std::make_unique<EventSink>(
+        make_event_recorder(options.event_client ? options.event_client : client, std::move(e)),
+        options.event_queue_capacity, options.logger, options.event_clock);
   }
 
   // The cached resourceVersion of a core v1 Event's pod (involvedObject).

@@ -54,6 +54,10 @@ struct KubeClusterOptions {
   std::chrono::milliseconds backoff_max{std::chrono::seconds(30)};
   // Events waiting to be posted (by a background thread); more are dropped.
   size_t event_queue_capacity = 1000;
+  // The client Events are written with: its own rate limit, so Events never
+  // queue the writes of a bind (kube-scheduler gives its event broadcaster a
+  // client of its own the same way). Empty: the cluster's client.
+  std::shared_ptr<ApiClient> event_client;
   // The time of Events: their timestamps, series and rate limits. Empty:
   // the system clock.
   std::function<std::chrono::system_clock::time_point()> event_clock;

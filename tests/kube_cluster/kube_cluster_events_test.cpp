@@ -59,5 +59,22 @@ TEST(KubeClusterEvents, CoreV1RepeatsPatchTheCountAndAreRateLimited) {
   EXPECT_NE(events[0].find(R"("count":25)"), std::string::npos) << events[0];
 }
 
+// Events go through the event client when one is given (its own rate
+// limit): here a second server, which receives every Event while the
+// cluster's server receives none.
+TEST(KubeClusterEvents, EventsUseTheirOwnClient) {
+  FakeApiServer server;
+  FakeApiServer events_server;
+  auto options = testing::fast_options();
+  options.event_client = testing::client_for(events_server.url());
+  KubernetesClusterState state(testing::client_for(server.url()), options);
+  state.record_event(testing::unschedulable("p1", "0/3 nodes are available"));
+  state.record_event(testing::unschedulable("p2", "0/3 nodes are available"));
+  ASSERT_TRUE(state.flush_events(5s));
+  EXPECT_TRUE(event_calls(server).empty()) << ::testing::PrintToString(event_calls(server));
+  EXPECT_EQ(event_calls(events_server).size(), 2U);
+  EXPECT_EQ(events_server.objects("Event").size(), 2U);
+}
+
 }  // namespace
 }  // namespace hami::kube
