@@ -2,8 +2,6 @@ package realcluster
 
 import (
 	"context"
-	"os"
-	"path/filepath"
 	"strings"
 	"testing"
 	"time"
@@ -13,33 +11,16 @@ import (
 	"k8s.io/apimachinery/pkg/api/resource"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/utils/ptr"
-	"sigs.k8s.io/yaml"
 )
 
-// snapshotNodes reads the Node objects of a file-backend snapshot
+// snapshotNodes is the Node objects of a file-backend snapshot
 // (config/demo-cluster.yaml, config/vendors-cluster.yaml): the
 // registrations HAMi's device plugins publish.
 func snapshotNodes(t testing.TB, file string) map[string]*corev1.Node {
 	t.Helper()
-	data, err := os.ReadFile(filepath.Join(cluster.repo, "config", file))
-	if err != nil {
-		t.Fatal(err)
-	}
-	var list corev1.List
-	if err := yaml.Unmarshal(data, &list); err != nil {
-		t.Fatalf("%s: %v", file, err)
-	}
 	nodes := map[string]*corev1.Node{}
-	for _, item := range list.Items {
-		var probe metav1.TypeMeta
-		if err := yaml.Unmarshal(item.Raw, &probe); err != nil || probe.Kind != "Node" {
-			continue
-		}
-		var n corev1.Node
-		if err := yaml.Unmarshal(item.Raw, &n); err != nil {
-			t.Fatalf("%s: %v", file, err)
-		}
-		nodes[n.Name] = &n
+	for _, n := range readSnapshot(t, file).nodes {
+		nodes[n.Name] = n.DeepCopy()
 	}
 	return nodes
 }
