@@ -80,22 +80,6 @@ std::vector<cluster::NodeLockOptions> locks_taken(const std::vector<bool>& vendo
   return locks;
 }
 
-LockedNodes nodes_carrying(const cluster::ClusterState& cluster,
-                           const std::vector<cluster::NodeLockOptions>& locks) {
-  LockedNodes locked;
-  if (locks.empty())
-    return locked;
-  for (const auto& node : cluster.nodes()) {
-    for (const cluster::NodeLockOptions& lock : locks) {
-      if (node->annotation(lock.annotation)) {
-        locked.emplace(node->name(), node);
-        break;
-      }
-    }
-  }
-  return locked;
-}
-
 std::optional<HeldLock> held_lock(const LockedNodes& locked, std::string_view node,
                                   const std::vector<cluster::NodeLockOptions>& locks,
                                   const cluster::ClusterState& cluster, std::string_view namespace_,

@@ -44,12 +44,9 @@ std::vector<cluster::NodeLockOptions> locks_taken(const std::vector<bool>& vendo
                                                   std::span<const host::DevicePluginHandle> devices,
                                                   const cluster::NodeLockOptions& shared);
 
-// The nodes carrying one of `locks`' annotations, found in one pass over
-// the cluster (most carry none; a lookup per node would take the cluster's
-// lock once per node).
+// Nodes carrying a node lock annotation, by name (the name views the
+// node's own).
 using LockedNodes = std::unordered_map<std::string_view, std::shared_ptr<const k8s::NodeModel>>;
-LockedNodes nodes_carrying(const cluster::ClusterState& cluster,
-                           const std::vector<cluster::NodeLockOptions>& locks);
 
 // The first of `locks` on the node that keeps pod `namespace_/name` out.
 std::optional<HeldLock> held_lock(const LockedNodes& locked, std::string_view node,

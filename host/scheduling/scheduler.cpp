@@ -40,6 +40,7 @@ Scheduler::Scheduler(cluster::ClusterState& cluster,
       // Helpers only where another CPU can run them: on a single usable CPU
       // they would take turns with the caller and add thread switches.
       pool_(options_.filter_workers.value_or(std::min<size_t>(3, platform::usable_cpus() - 1))) {
+  lock_annotations_.push_back(options_.node_lock.annotation);
   for (const host::DevicePluginHandle& device : devices_) {
     const host::DeviceDescription& d = device.description();
     if (!d.takes_own_lock()) {
@@ -50,6 +51,7 @@ Scheduler::Scheduler(cluster::ClusterState& cluster,
     own.annotation = d.own_lock_annotation;
     own.owner_in_value = false;
     own.expiry_seconds = d.own_lock_expiry_seconds;
+    lock_annotations_.push_back(d.own_lock_annotation);
     own_lockers_.push_back(std::make_unique<cluster::NodeLocker>(
         cluster_, [this] { return now(); }, own));
   }

@@ -58,6 +58,7 @@
 #include <functional>
 #include <map>
 #include <memory>
+#include <mutex>
 #include <optional>
 #include <span>
 #include <string>
@@ -71,6 +72,7 @@
 #include "plugins/device_plugin_handle.hpp"
 #include "plugins/scheduling_plugin_handle.hpp"
 #include "scheduling/explain.hpp"
+#include "scheduling/held_locks.hpp"
 #include "scheduling/policy_choice.hpp"
 #include "scheduling/refit.hpp"
 #include "scheduling/usage_ledger.hpp"
@@ -273,6 +275,14 @@ class Scheduler final : private cluster::ClusterWatcher {
   std::vector<std::unique_ptr<cluster::NodeLocker>> own_lockers_;
   // Thread-safe; const walks (explain) share it with filter.
   mutable WorkPool pool_;
+  // The nodes carrying a node lock annotation (the shared one or a
+  // vendor's own), kept from the change feed so that filter looks at these
+  // few rather than at every node of the cluster.
+  std::vector<std::string> lock_annotations_;
+  mutable std::mutex lock_carriers_mu_;
+  StringMap<std::shared_ptr<const k8s::NodeModel>> lock_carriers_;
+  void track_lock_carrier(const std::shared_ptr<const k8s::NodeModel>& node);
+  LockedNodes lock_carriers() const;
 };
 
 }  // namespace hami::scheduling

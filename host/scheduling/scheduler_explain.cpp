@@ -294,11 +294,11 @@ Explanation Scheduler::explain(const k8s::PodModel& pod,
                             ctx->weights, ctx->device_policy, input.quota};
     const bool vendor_scores =
         ctx->node_policy.plugin != nullptr && scores_placements(devices_, ctx->requests);
-    // The locks bind would take, and the nodes carrying one.
+    // The locks bind would take, and the nodes carrying a lock.
     const std::vector<cluster::NodeLockOptions> locks =
         locks_taken(ctx->requests.vendor_used, devices_, options_.node_lock);
     const int64_t now_seconds = now();
-    const LockedNodes locked = nodes_carrying(cluster_, locks);
+    const LockedNodes locked = lock_carriers();
     const auto evaluate = [&](const std::string& name, NodeExplanation& n, FitScratch& scratch) {
       n.name = name;
       const NodeEntry* entry = snapshot->node(name);

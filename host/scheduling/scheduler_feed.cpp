@@ -84,7 +84,27 @@ void Scheduler::confirm_write(std::string_view key) {
   txn->put_pod(std::move(charge));
 }
 
+void Scheduler::track_lock_carrier(const std::shared_ptr<const k8s::NodeModel>& node) {
+  bool carries = false;
+  for (const std::string& key : lock_annotations_)
+    carries = carries || node->annotation(key).has_value();
+  const std::lock_guard lock(lock_carriers_mu_);
+  if (carries)
+    lock_carriers_.insert_or_assign(std::string(node->name()), node);
+  else if (const auto it = lock_carriers_.find(node->name()); it != lock_carriers_.end())
+    lock_carriers_.erase(it);
+}
+
+LockedNodes Scheduler::lock_carriers() const {
+  const std::lock_guard lock(lock_carriers_mu_);
+  LockedNodes out;
+  for (const auto& [name, node] : lock_carriers_)
+    out.emplace(node->name(), node);
+  return out;
+}
+
 void Scheduler::node_upserted(const std::shared_ptr<const k8s::NodeModel>& node) {
+  track_lock_carrier(node);
   std::shared_ptr<const NodeDevices> previous;
   {
     const auto snapshot = ledger_.read();
@@ -108,6 +128,11 @@ void Scheduler::node_upserted(const std::shared_ptr<const k8s::NodeModel>& node)
 }
 
 void Scheduler::node_deleted(std::string_view name) {
+  {
+    const std::lock_guard lock(lock_carriers_mu_);
+    if (const auto it = lock_carriers_.find(name); it != lock_carriers_.end())
+      lock_carriers_.erase(it);
+  }
   auto txn = ledger_.write();
   txn->remove_node(name);
 }

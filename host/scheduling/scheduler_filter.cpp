@@ -266,9 +266,9 @@ FilterOutcome Scheduler::run_filter(const hami_pod_view& pod, std::vector<Candid
   // the locked ones fail this filter with bind's contention text, so the
   // pod goes where it can be bound now.
   if (fitting.size() > 1) {
-    const auto locks = locks_taken(ctx->requests.vendor_used, devices_, options_.node_lock);
-    const LockedNodes locked = nodes_carrying(cluster_, locks);
+    const LockedNodes locked = lock_carriers();
     if (!locked.empty()) {
+      const auto locks = locks_taken(ctx->requests.vendor_used, devices_, options_.node_lock);
       const int64_t now_seconds = now();
       std::vector<Fitting> free;
       std::vector<std::pair<size_t, std::string>> held;
