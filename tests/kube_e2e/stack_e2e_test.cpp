@@ -298,8 +298,19 @@ TEST_F(RoleLabelsE2E, ALeaderChangeFlipsTheLabels) {
       << " " << role_of(fake, "sched-b");
 
   // Right values are not written again: passes go on, writes do not. A
-  // goes first, so no pass it began as the leader is still running.
+  // goes first, so no pass it began as the leader is still running; such a
+  // pass may have written its stale labels just before, and B's next pass
+  // puts them right: counting starts once the labels are right again and
+  // two more of B's passes have run (one may have listed the stale labels).
   a.reset();
+  ASSERT_TRUE(eventually([&] {
+    return role_of(fake, "sched-a") == "follower" && role_of(fake, "sched-b") == "leader";
+  })) << role_of(fake, "sched-a")
+      << " " << role_of(fake, "sched-b");
+  const unsigned settled = b->health->passes();
+  ASSERT_TRUE(eventually([&] { return b->health->passes() >= settled + 2; }));
+  ASSERT_EQ(role_of(fake, "sched-a"), "follower");
+  ASSERT_EQ(role_of(fake, "sched-b"), "leader");
   fake.clear_requests();
   const unsigned passes = b->health->passes();
   ASSERT_TRUE(eventually([&] { return b->health->passes() >= passes + 3; }));
