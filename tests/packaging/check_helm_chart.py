@@ -85,7 +85,8 @@ def defaults(r, c, ctx):
     ks, host = r.container("kube-scheduler"), r.container("hami-scheduler")
     c.expect(ks["image"] == "registry.k8s.io/kube-scheduler:v1.33.2",
              f"kube-scheduler image {ks['image']} is not the cluster's version v1.33.2")
-    c.expect(host["image"] == "hami-scheduler:0.1.0", f"image {host['image']} is not the appVersion")
+    c.expect(host["image"] == ctx["built_image"],
+             f"image {host['image']} is not {ctx['built_image']}, the image scripts/build-image.sh builds")
     c.expect(r.one("Deployment")["spec"]["replicas"] == 1, "replicas")
     c.expect(names(r) == {
         ("ServiceAccount", "hami-scheduler"), ("ClusterRole", "hami-scheduler"),
@@ -338,6 +339,9 @@ def main():
     ap.add_argument("--device-config", required=True)
     ap.add_argument("--binary")
     ap.add_argument("--plugin-dir")
+    ap.add_argument("--build-image", required=True,
+                    help="scripts/build-image.sh: its --print is the image the container build makes")
+    ap.add_argument("--version", required=True, help="the CMake project's version")
     args = ap.parse_args()
     failures = []
     values_dir = pathlib.Path(args.values_dir)
@@ -345,7 +349,15 @@ def main():
     version = helm(args, ["version", "--short"])
     print(f"helm {version.stdout.strip()}")
     chart_dev_file = pathlib.Path(args.chart) / "files" / "device-config.yaml"
-    ctx = {"chart_device_text": chart_dev_file.read_text()}
+    ctx = {"chart_device_text": chart_dev_file.read_text(),
+           "built_image": k8s_checks.built_image(args.build_image)}
+    chart_meta = yaml.safe_load((pathlib.Path(args.chart) / "Chart.yaml").read_text())
+    if str(chart_meta.get("appVersion")) != args.version:
+        failures.append(f"Chart.yaml appVersion {chart_meta.get('appVersion')!r} is not the project's "
+                        f"version {args.version!r} (the tag scripts/build-image.sh gives the image)")
+    if ctx["built_image"] != f"hami-scheduler:{args.version}":
+        failures.append(f"scripts/build-image.sh --print is {ctx['built_image']!r}, "
+                        f"not hami-scheduler:{args.version}")
     ctx["chart_device"] = yaml.safe_load(ctx["chart_device_text"])
     if ctx["chart_device"] != yaml.safe_load(pathlib.Path(args.device_config).read_text()):
         failures.append(f"{chart_dev_file} differs from config/device-config.yaml")

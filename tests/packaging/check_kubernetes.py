@@ -21,6 +21,8 @@ def main():
     ap.add_argument("--device-config", required=True)
     ap.add_argument("--binary")
     ap.add_argument("--plugin-dir")
+    ap.add_argument("--build-image", required=True,
+                    help="scripts/build-image.sh: its --print is the image the container build makes")
     args = ap.parse_args()
 
     c = k8s_checks.Checker("manifests")
@@ -34,6 +36,12 @@ def main():
     c.expect(hook.get("namespaceSelector") == {"matchExpressions": [
         {"key": "vgpu.admission", "operator": "NotIn", "values": ["disabled"]}]},
         f"namespaceSelector {hook.get('namespaceSelector')}")
+    built = k8s_checks.built_image(args.build_image)
+    hosts = [ct for d in docs if d["kind"] == "Deployment"
+             for ct in d["spec"]["template"]["spec"]["containers"] if ct["name"] == "hami-scheduler"]
+    c.expect([ct.get("image") for ct in hosts] == [built],
+             f"the hami-scheduler container's image {[ct.get('image') for ct in hosts]} is not "
+             f"{built!r}, the image scripts/build-image.sh builds")
     if args.binary and args.plugin_dir:
         k8s_checks.check_config_with_binary(host_cfg, device_text, args.binary, args.plugin_dir, c)
     print(f"manifests: {len(docs)} objects checked")

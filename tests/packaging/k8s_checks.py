@@ -384,6 +384,13 @@ current-context: test
 """
 
 
+def built_image(script):
+    """The image name scripts/build-image.sh builds with no registry (its --print)."""
+    out = subprocess.run(["bash", script, "--print"], capture_output=True, text=True, timeout=30,
+                         check=True)
+    return out.stdout.strip()
+
+
 def check_config_with_binary(host_cfg, device_config_text, binary, plugin_dir, c):
     """The host's own strict loader on the config as deployed (unknown keys,
     wrong values, the kubernetes and leaderElection sections): --check-config
