@@ -221,24 +221,34 @@ std::vector<MetricFamily> HamiClusterCollector::families(const ClusterUsage& usa
   }
 
   for (const PodUsage& pod : usage.pods) {
+    // A container may hold several allocations on one device (NVIDIA MIG
+    // instances of one GPU): one series per container and device, their sum.
+    std::map<std::pair<uint32_t, std::string_view>, std::pair<int64_t, int64_t>> held;
     for (const ContainerDeviceUsage& c : pod.devices) {
       // HAMi skips allocations without a device id.
       if (c.device_uuid.empty())
         continue;
-      const std::string index = std::to_string(c.container_index);
-      double cores = static_cast<double>(c.cores);
-      const auto device = devices.find({pod.node, c.device_uuid});
+      auto& [memory, cores] = held[{c.container_index, c.device_uuid}];
+      memory += c.memory_mib;
+      cores += c.cores;
+    }
+    for (const auto& [key, sums] : held) {
+      const auto& [container, uuid] = key;
+      const auto& [memory, raw_cores] = sums;
+      const std::string index = std::to_string(container);
+      const std::string device_uuid(uuid);
+      double cores = static_cast<double>(raw_cores);
+      const auto device = devices.find({pod.node, uuid});
       if (device != devices.end())
         cores =
-            core_ratios(device->second->cores_count, device->second->cores_total, c.cores).second;
-      f.vgpu_memory.add({pod.namespace_, pod.node, pod.name, index, c.device_uuid},
-                        bytes(c.memory_mib));
-      f.vgpu_core.add({pod.namespace_, pod.node, pod.name, index, c.device_uuid}, cores);
+            core_ratios(device->second->cores_count, device->second->cores_total, raw_cores).second;
+      f.vgpu_memory.add({pod.namespace_, pod.node, pod.name, index, device_uuid}, bytes(memory));
+      f.vgpu_core.add({pod.namespace_, pod.node, pod.name, index, device_uuid}, cores);
       if (old != nullptr) {
-        old->vgpu_memory.add({pod.namespace_, pod.node, pod.name, index, c.device_uuid},
-                             bytes(c.memory_mib));
-        old->vgpu_core.add({pod.namespace_, pod.node, pod.name, index, c.device_uuid},
-                           static_cast<double>(c.cores));
+        old->vgpu_memory.add({pod.namespace_, pod.node, pod.name, index, device_uuid},
+                             bytes(memory));
+        old->vgpu_core.add({pod.namespace_, pod.node, pod.name, index, device_uuid},
+                           static_cast<double>(raw_cores));
       }
     }
   }

@@ -384,6 +384,24 @@ TEST(HamiMetrics, HostileLabelValuesAreEscaped) {
             50);
 }
 
+// Two MIG instances of one GPU in one container: one series, their sum
+// (the exposition would otherwise drop the second as a duplicate).
+TEST(HamiMetrics, AContainersAllocationsOnOneDeviceAreSummed) {
+  ClusterUsage u;
+  u.nodes.push_back({"n", {device("cu-0", 0, "instinct", 40960, 304, 2, 19712, 152)}});
+  u.nodes[0].devices[0].cores_count = true;
+  u.pods.push_back({"ns", "p", "n", {{0, "cu-0", 9856, 76}, {0, "cu-0", 9856, 76}}});
+  std::vector<std::string> problems;
+  MetricsRegistry registry;
+  add_hami_cluster_metrics(registry, std::make_shared<FixedSource>(u), {.legacy_metrics = true});
+  const auto parsed = parse_exposition(registry.scrape(&problems));
+  EXPECT_EQ(problems, std::vector<std::string>{});
+  EXPECT_EQ(parsed.value("hami_vgpu_memory_allocated_bytes"), 19712 * kMiB);
+  EXPECT_EQ(parsed.value("hami_vgpu_core_allocated_ratio"), 50);  // ceil(152 / 304 * 100)
+  EXPECT_EQ(parsed.value("vGPUMemoryAllocated"), 19712 * kMiB);
+  EXPECT_EQ(parsed.value("vGPUCoreAllocated"), 152);
+}
+
 TEST(HamiMetrics, AllocationsWithoutDeviceIdAreSkipped) {
   ClusterUsage u;
   u.pods.push_back({"ns", "p", "n", {{0, "", 100, 10}}});
