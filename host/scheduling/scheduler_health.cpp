@@ -16,12 +16,12 @@ void Scheduler::check_node_health() {
     // of each node alive at once.
     const std::shared_ptr<const k8s::NodeModel> node = std::move(slot);
     std::shared_ptr<const NodeDevices> devices;
-    std::vector<bool> healthy;
+    std::vector<bool> tracked;
     {
       const auto snapshot = ledger_.read();
       if (const NodeEntry* entry = snapshot->node(node->name())) {
         devices = entry->devices;
-        healthy = entry->healthy;
+        tracked = entry->tracked;
       }
     }
     // Only vendors registered on the node are checked: HAMi stamped the
@@ -36,8 +36,11 @@ void Scheduler::check_node_health() {
         std::vector<cluster::MetadataWrite> writes;
         for (const auto& w : health.writes)
           writes.push_back({w.key, w.value});
-        const bool was_healthy = v >= healthy.size() || healthy[v];
-        if (!health.healthy && was_healthy) {
+        // HAMi cleans up only a vendor in its device cache: one never found
+        // healthy keeps its handshake, so an expired `Requesting_` stamp is
+        // not replaced by a fresh one that would make the node healthy.
+        const bool was_tracked = v < tracked.size() && tracked[v];
+        if (!health.healthy && was_tracked) {
           for (const auto& w : devices_[v].node_cleanup(node->view())) {
             writes.push_back({w.key, w.value});
           }

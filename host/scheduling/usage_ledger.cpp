@@ -55,6 +55,7 @@ NodeEntry& LedgerState::entry(std::string_view node) {
   if (it == nodes_.end()) {
     it = nodes_.emplace(std::string(node), NodeEntry{}).first;
     it->second.healthy.assign(vendor_count_, true);
+    it->second.tracked.assign(vendor_count_, false);
   }
   return it->second;
 }
@@ -135,12 +136,15 @@ void LedgerState::remove_node(std::string_view name) {
   it->second.use.clear();
   it->second.holds.clear();
   it->second.healthy.assign(vendor_count_, true);
+  it->second.tracked.assign(vendor_count_, false);
 }
 
 void LedgerState::set_health(std::string_view node, uint32_t vendor, bool healthy) {
   NodeEntry& n = entry(node);
   if (vendor < n.healthy.size())
     n.healthy[vendor] = healthy;
+  if (vendor < n.tracked.size())
+    n.tracked[vendor] = healthy;
 }
 
 std::optional<PodCharge> LedgerState::put_pod(PodCharge charge) {

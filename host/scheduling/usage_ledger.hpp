@@ -29,8 +29,12 @@ namespace hami::scheduling {
 struct NodeEntry {
   std::shared_ptr<const NodeDevices> devices;  // null: the node is not known (yet)
   NodeUse use;
-  NodeHolds holds;                // of the charges on this node, aligned with `use`
-  std::vector<bool> healthy;      // per vendor, from the last health check
+  NodeHolds holds;            // of the charges on this node, aligned with `use`
+  std::vector<bool> healthy;  // per vendor, from the last health check
+  // Per vendor: the last health check found it healthy (HAMi's device
+  // cache). Only a tracked vendor that turns unhealthy is cleaned up; one
+  // never seen healthy (a node's first check, after a restart) is not.
+  std::vector<bool> tracked;
   std::vector<std::string> pods;  // uids of the charges on this node
 };
 

@@ -53,6 +53,28 @@ TEST(Health, NodeWithoutAllocatableGoesUnhealthyAfterTheHandshakeExpires) {
   EXPECT_EQ(env.scheduler->filter(pod, names).fit.size(), 1u);
 }
 
+// HAMi's Test_CheckHealth "Requesting state expired": the vendor is not
+// registered on such a node. A vendor never found healthy is not in HAMi's
+// device cache, so its cleanup does not run (TestRegisterSkipsCleanupFor-
+// UntrackedVendor): the expired handshake stays, and so does the verdict.
+// Deleting it let the next pass stamp a fresh one and mark the node healthy.
+TEST(Health, ExpiredHandshakeOfAVendorNeverFoundHealthyIsKeptAndTheNodeStaysUnhealthy) {
+  std::string yaml = cluster_yaml("0");
+  const std::string at = "  status:";
+  yaml.insert(yaml.find(at), "      hami.io/node-handshake: \"Requesting_2020-01-01 00:00:00\"\n");
+  SchedulingEnv env(yaml);  // the first pass runs here
+  const auto pod = pod_from_json(pod_json("ns", "p", "u", {{{"nvidia.com/gpu", "1"}}}));
+  const std::vector<std::string> names = {"gpu"};
+  for (int pass = 0; pass < 3; ++pass) {
+    EXPECT_EQ(handshake(env, "gpu"), "Requesting_2020-01-01 00:00:00") << "pass " << pass;
+    const auto out = env.scheduler->filter(pod, names);
+    ASSERT_TRUE(out.fit.empty()) << "pass " << pass;
+    EXPECT_EQ(out.unresolvable.at("gpu"), "node unregistered") << "pass " << pass;
+    env.now += 15;
+    env.scheduler->check_node_health();
+  }
+}
+
 TEST(Health, APassLetsGoOfEachNodesOldModelOnceThatNodeIsChecked) {
   // Every GPU node is patched (the handshake) by a pass; the model each
   // patch replaces must not outlive its node's turn, or a pass over a

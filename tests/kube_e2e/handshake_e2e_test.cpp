@@ -1,0 +1,112 @@
+// The running host against a node whose handshake expired long ago with
+// nothing allocatable (HAMi's Test_CheckHealth "Requesting state expired"):
+// the vendor is not registered there. HAMi runs a vendor's cleanup only for
+// a vendor it has in its device cache (TestRegisterSkipsCleanupForUntracked-
+// Vendor), so on a node it has never found healthy the expired stamp stays
+// and the node stays unusable, pass after pass. Deleting the handshake let
+// the next pass stamp a fresh `Requesting_<now>` and place pods there.
+#include <yaml-cpp/yaml.h>
+
+#include "config/yaml_json.hpp"
+#include "host_fixture.hpp"
+
+namespace hami::e2e {
+namespace {
+
+constexpr const char* kExpired = "Requesting_2020-01-01 00:00:00";
+
+struct HandshakeNode {
+  const char* node;
+  const char* handshake;  // annotation key
+  const char* count;      // the resource the vendor's health reads
+  const char* pod;        // a pending pod of that vendor
+};
+
+const HandshakeNode kNodes[] = {
+    {"dcu-z100-0", "hami.io/node-handshake-dcu", "hygon.com/dcunum", "demo-dcu"},
+    {"bi150-0", "hami.io/node-handshake-BI-V150", "iluvatar.ai/BI-V150-vgpu", "demo-bi150"},
+    {"biren-0", "hami.io/node-handshake-biren", "birentech.com/gpu", "demo-biren"},
+    {"va-0", "hami.io/node-handshake-va", "vastaitech.com/va", "demo-va"},
+    {"npu-910b3-0", "hami.io/node-handshake-Ascend910B3", "huawei.com/Ascend910B3", "demo-npu"},
+};
+
+struct ExpiredHandshakeE2E : HostFixture {
+  json snapshot;
+  ExpiredHandshakeE2E() {
+    const YAML::Node root =
+        YAML::LoadFile(std::string(HAMI_SOURCE_DIR) + "/config/vendors-cluster.yaml");
+    snapshot = json::parse(config::yaml_to_json(root, "vendors-cluster.yaml", ""));
+    for (json& item : snapshot["items"]) {
+      if (item["kind"] == "Node") {
+        for (const HandshakeNode& n : kNodes) {
+          if (item["metadata"]["name"] != n.node)
+            continue;
+          item["metadata"]["annotations"][n.handshake] = kExpired;
+          item["status"]["allocatable"][n.count] = "0";
+          item["status"]["capacity"][n.count] = "0";
+        }
+      }
+      fake.apply(item.dump());
+    }
+    start_host([](config::HostConfig& c) {
+      const auto entry = [](const char* name, const char* library, const char* json_config) {
+        config::PluginEntry e;
+        e.name = name;
+        e.library = library;
+        e.config_json = json_config;
+        return e;
+      };
+      c.plugins.devices = {entry("hygon", "hygon.so", "{}"),
+                           entry("bi-v150", "iluvatar.so", R"({"commonWord":"BI-V150"})"),
+                           entry("biren", "biren.so", "{}"),
+                           entry("cambricon", "cambricon.so", "{}"),
+                           entry("vastai", "vastai.so", "{}"),
+                           entry("ascend910b3", "ascend.so", R"({"commonWord":"Ascend910B3"})")};
+    });
+  }
+
+  json pending(const std::string& name) const {
+    for (const json& item : snapshot["items"]) {
+      if (item["kind"] == "Pod" && item["metadata"]["name"] == name)
+        return item;
+    }
+    return json();
+  }
+};
+
+TEST_F(ExpiredHandshakeE2E, NodesStayUnhealthyAndKeepTheirHandshakePassAfterPass) {
+  ASSERT_TRUE(
+      eventually([&] { return call(host->server().port(), "GET", "/readyz").status == 200; }));
+  auto& stack = host->extender();
+  ASSERT_TRUE(eventually([&] { return stack.gate().empty(); })) << stack.gate();
+  // The first pass, then two more: one is all a wrong cleanup needs to
+  // delete the stamp, the next to stamp a fresh one.
+  ASSERT_TRUE(eventually([&] { return stack.health->passes() >= 1; }));
+  for (int i = 0; i < 2; ++i) {
+    const unsigned before = stack.health->passes();
+    stack.health->wake();
+    ASSERT_TRUE(eventually([&] { return stack.health->passes() > before; }));
+  }
+
+  json names = json::array();
+  for (const json& item : snapshot["items"]) {
+    if (item["kind"] == "Node")
+      names.push_back(item["metadata"]["name"]);
+  }
+  for (const HandshakeNode& n : kNodes) {
+    EXPECT_EQ(annotation(stored(fake, "Node", "", n.node), n.handshake), kExpired) << n.node;
+    const json pod = pending(n.pod);
+    ASSERT_FALSE(pod.is_null()) << n.pod;
+    const json args = {{"Pod", pod}, {"NodeNames", names}};
+    const auto filtered = call(host->extender_server().port(), "POST", "/filter", args.dump());
+    EXPECT_EQ(filtered.status, 200);
+    const json result = json::parse(filtered.body);
+    EXPECT_TRUE(result["NodeNames"].is_null() || result["NodeNames"].empty())
+        << n.pod << ": " << filtered.body;
+    EXPECT_EQ(result["FailedAndUnresolvableNodes"].value(n.node, "<fits>"), "node unregistered")
+        << n.pod << ": " << filtered.body;
+  }
+}
+
+}  // namespace
+}  // namespace hami::e2e
