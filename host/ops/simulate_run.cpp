@@ -96,8 +96,39 @@ void finish_bind(cluster::ClusterState& cluster, std::span<const host::DevicePlu
     cluster.patch_node_annotations(node, releases, model->resource_version());
 }
 
-void summarize(const scheduling::Scheduler& scheduler, std::vector<int64_t> placed_memory,
-               PairResult& result) {
+// What a device's tasks hold, as the figures count it. A vendor that names
+// no memory (cores) resource does not meter it: every pod it places on a
+// device may use the whole device's memory (cores), which is also what
+// explain says such a pod needs. Otherwise what the allocation charges.
+struct Held {
+  int64_t memory_mib;
+  int64_t cores;
+};
+Held held_on(const host::DeviceDescription& vendor, const hami_device& device,
+             int64_t charged_memory_mib, int64_t charged_cores) {
+  return {vendor.memory_resource.empty() ? device.memory_mib : charged_memory_mib,
+          vendor.cores_resource.empty() ? device.cores : charged_cores};
+}
+
+// The registered device `id` of vendor `v` on `node`; null when unknown.
+const hami_device* find_device(const scheduling::LedgerState& state, const std::string& node,
+                               uint32_t v, std::string_view id) {
+  const auto entry = state.nodes().find(node);
+  if (entry == state.nodes().end() || !entry->second.devices)
+    return nullptr;
+  const auto& vendors = entry->second.devices->vendors();
+  if (v >= vendors.size())
+    return nullptr;
+  for (size_t k = 0; k < vendors[v].size(); ++k) {
+    if (vendors[v].id(k) == id)
+      return &vendors[v].abi[k];
+  }
+  return nullptr;
+}
+
+void summarize(const scheduling::Scheduler& scheduler,
+               std::span<const host::DevicePluginHandle> plugins,
+               std::vector<int64_t> placed_memory, PairResult& result) {
   int64_t used_memory = 0, memory = 0, used_cores = 0, cores = 0;
   struct Free {
     int64_t memory;
@@ -119,18 +150,21 @@ void summarize(const scheduling::Scheduler& scheduler, std::vector<int64_t> plac
           const bool healthy = (r.flags & HAMI_DEVICE_HEALTHY) != 0 &&
                                (v >= entry.healthy.size() || entry.healthy[v]);
           ++result.devices;
+          const Held held = use.used > 0 && v < plugins.size()
+                                ? held_on(plugins[v].description(), r, use.memory_mib, use.cores)
+                                : Held{use.memory_mib, use.cores};
           if (use.used > 0) {
             ++result.devices_used;
-            used_memory += use.memory_mib;
+            used_memory += std::min<int64_t>(held.memory_mib, r.memory_mib);
             memory += r.memory_mib;
-            used_cores += use.cores;
+            used_cores += std::min<int64_t>(held.cores, r.cores);
             cores += r.cores;
           } else if (healthy) {
             ++result.devices_free;
           }
           if (healthy) {
             free.push_back(
-                {std::max<int64_t>(0, r.memory_mib - use.memory_mib), use.used < r.count});
+                {std::max<int64_t>(0, r.memory_mib - held.memory_mib), use.used < r.count});
           }
         }
       }
@@ -192,7 +226,7 @@ class PairRun {
   }
 
   PairResult finish() {
-    summarize(*scheduler_, std::move(placed_memory_), result_);
+    summarize(*scheduler_, ctx_.plugins().devices(), std::move(placed_memory_), result_);
     return std::move(result_);
   }
 
@@ -263,11 +297,14 @@ class PairRun {
       const auto snapshot = scheduler_->ledger().read();
       if (const scheduling::PodCharge* charge = snapshot->pod(stored->uid)) {
         for (const auto& d : charge->devices) {
-          placed_memory_.push_back(d.memory_mib);
-          if (trace_) {
-            entry.devices.push_back(
-                {ctx_.plugins().devices()[d.vendor].name(), d.device_id, d.memory_mib, d.cores});
-          }
+          const auto& plugin = ctx_.plugins().devices()[d.vendor];
+          const hami_device* device = find_device(*snapshot, node, d.vendor, d.device_id);
+          const Held held = device != nullptr
+                                ? held_on(plugin.description(), *device, d.memory_mib, d.cores)
+                                : Held{d.memory_mib, d.cores};
+          placed_memory_.push_back(held.memory_mib);
+          if (trace_)
+            entry.devices.push_back({plugin.name(), d.device_id, held.memory_mib, held.cores});
         }
       }
     }
@@ -285,6 +322,41 @@ class PairRun {
   std::vector<int64_t> placed_memory_;
   PairResult result_;
 };
+
+// Refuses a workload pod named like a pod of the cluster: storing it would
+// replace that pod and free what it holds.
+void refuse_name_clashes(const cluster::ClusterState& cluster,
+                         std::span<const WorkloadPod> workload) {
+  constexpr size_t kNamed = 3;
+  std::vector<std::string> named;
+  size_t clashes = 0;
+  for (const WorkloadPod& pod : workload) {
+    const auto existing = cluster.pod(pod.namespace_, pod.name);
+    if (!existing)
+      continue;
+    if (++clashes <= kNamed) {
+      named.push_back(pod.namespace_ + "/" + pod.name + " (" +
+                      (existing->node_name.empty() ? "pending" : "on " + existing->node_name) +
+                      ")");
+    }
+  }
+  if (clashes == 0)
+    return;
+  std::string list;
+  for (const std::string& n : named)
+    list += (list.empty() ? "" : ", ") + n;
+  if (clashes > named.size())
+    list += " and " + std::to_string(clashes - named.size()) + " more";
+  if (clashes == 1) {
+    throw OpsError("a workload pod has the name of a pod of the cluster: " + list +
+                   "; placing it would replace that pod and free what it holds: rename it in "
+                   "the workload");
+  }
+  throw OpsError(std::to_string(clashes) +
+                 " workload pods have names of pods of the cluster: " + list +
+                 "; placing them would replace those pods and free what they hold: rename "
+                 "them in the workload");
+}
 
 }  // namespace
 
@@ -324,6 +396,7 @@ SimulationResult simulate(OpsContext& ctx, std::span<const WorkloadPod> workload
     if (ctx.plugins().scheduling_for(p.gpu, false) == nullptr)
       throw OpsError("GPU policy \"" + p.gpu + "\": no scheduling plugin declares it");
   }
+  refuse_name_clashes(ctx.cluster(), workload);
   SimulationResult result;
   result.pods = workload.size();
   result.nodes = ctx.cluster().nodes().size();

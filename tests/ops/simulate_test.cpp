@@ -66,6 +66,47 @@ TEST(Simulate, VendorsClusterOwnNodeLockIsReleasedBetweenBinds) {
   EXPECT_EQ(run.out, read_file(data_path("vendors-simulate.txt.expected")));
 }
 
+// Biren and Vastai name no memory or core resource: their allocations
+// charge 0 MiB and 0 cores, yet each pod may use the whole device, as
+// explain says it needs. The figures count the whole device.
+TEST(Simulate, UnmeteredVendorsPlacementsHoldTheWholeDevice) {
+  const auto run =
+      run_command("simulate", with(demo_args("vendors", "vendors-cluster"),
+                                   {"--workload", data_path("vendors-unmetered-workload.yaml"),
+                                    "--output", "json", "--trace"}));
+  EXPECT_EQ(run.err, "");
+  EXPECT_EQ(run.code, 0);
+  EXPECT_NE(run.out.find(R"({"pod":"ml/biren-0","outcome":"placed","node":"biren-0","score":0,)"
+                         R"("devices":[{"vendor":"biren","id":"BR-106C-0001","memoryMiB":65536,)"
+                         R"("cores":100}]})"),
+            std::string::npos)
+      << run.out;
+  EXPECT_NE(run.out.find(R"({"pod":"ml/va-0","outcome":"placed","node":"va-0","score":0,)"
+                         R"("devices":[{"vendor":"vastai","id":"va1-die1","memoryMiB":16384,)"
+                         R"("cores":100}]})"),
+            std::string::npos)
+      << run.out;
+  // Three devices held before (21.02 % of their memory), now two more held
+  // whole: (37887 + 81920) / (180241 + 81920).
+  EXPECT_NE(run.out.find(R"("gpus":{"total":24,"free":19,"used":5},"memoryUtilisation":0.457,)"
+                         R"("coreUtilisation":0.619,"medianRequestMiB":65536,)"),
+            std::string::npos)
+      << run.out;
+}
+
+// Storing a workload pod named like a pod of the cluster would replace
+// that pod and free its devices: refused, naming the pods.
+TEST(Simulate, WorkloadPodsNamedLikePodsOfTheClusterAreRefused) {
+  auto run = run_command("simulate", with(demo_args("dev", "demo-cluster"),
+                                          {"--workload", data_path("name-clash-workload.yaml")}));
+  EXPECT_EQ(run.out, "");
+  EXPECT_EQ(run.code, 1);
+  EXPECT_EQ(run.err,
+            "simulate: 2 workload pods have names of pods of the cluster: ml/train-0 (on "
+            "gpu-a100-1), ml/demo-infer (pending); placing them would replace those pods and free "
+            "what they hold: rename them in the workload\n");
+}
+
 TEST(Simulate, RunsAreRepeatableAndIndependentPerPair) {
   // The same pair twice gives the same column: each pair starts from a
   // fresh copy of the cluster.
