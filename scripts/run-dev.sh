@@ -11,4 +11,4 @@ cd "$(dirname "$0")/.."
 bash scripts/deps.sh run
 cmake --preset run
 cmake --build --preset run -j2
-exec build/run/bin/hami-scheduler --config config/dev.yaml --plugin-dir build/run/plugins "$@"
+exec build/run/bin/hami-scheduler --config config/dev.yaml "$@"
