@@ -6,74 +6,33 @@
 #include <benchmark/benchmark.h>
 #include <rapidjson/document.h>
 
-#include <fstream>
-#include <optional>
-#include <stdexcept>
 #include <string>
-#include <vector>
 
 #include "admission/admission_service.hpp"
 #include "admission/json_patch.hpp"
 #include "admission/pod_patcher.hpp"
 #include "admission/review_codec.hpp"
-#include "config/device_config.hpp"
 #include "k8s/pod.hpp"
-#include "plugins/host_services.hpp"
-#include "plugins/plugin_loader.hpp"
+#include "production_webhook.hpp"
 
 namespace {
 
 using namespace hami;
 
-std::string read_file(const std::string& path) {
-  std::ifstream in(path, std::ios::binary | std::ios::ate);
-  if (!in)
-    throw std::runtime_error("cannot read " + path);
-  std::string text(static_cast<size_t>(in.tellg()), '\0');
-  in.seekg(0);
-  in.read(text.data(), static_cast<std::streamsize>(text.size()));
-  return text;
-}
-
 const std::string& gpu_review() {
-  static const std::string body =
-      read_file(std::string(HAMI_BENCH_SOURCE_DIR) + "/tests/admission/data/admission-gpu.json");
+  static const std::string body = bench::read_file(std::string(HAMI_BENCH_SOURCE_DIR) +
+                                                   "/tests/admission/data/admission-gpu.json");
   return body;
 }
 
 const std::string& plain_review() {
-  static const std::string body =
-      read_file(std::string(HAMI_BENCH_SOURCE_DIR) + "/tests/admission/data/admission-plain.json");
+  static const std::string body = bench::read_file(std::string(HAMI_BENCH_SOURCE_DIR) +
+                                                   "/tests/admission/data/admission-plain.json");
   return body;
 }
 
-// The production set-up: nvidia.so and amd.so with the shipped device
-// config, vgpu.so with its defaults, no cluster view.
-class Webhook {
- public:
-  Webhook() : services_([](int32_t, std::string_view, std::string_view) {}, [] { return 0; }) {
-    const auto config = config::DeviceConfigFile::load(
-        std::string(HAMI_BENCH_SOURCE_DIR) + "/config/device-config.yaml", "deviceConfigFile");
-    const host::LoaderOptions options{HAMI_BENCH_PLUGIN_DIR, false};
-    host::PluginLoader loader(options, services_);
-    for (const std::string name : {"nvidia", "amd"}) {
-      devices_.push_back(loader.load_device(
-          {name, name + ".so", HAMI_KIND_DEVICE, config.section_json(name).value_or("{}")}));
-    }
-    policy_.emplace(loader.load_admission({"vgpu", "vgpu.so", HAMI_KIND_ADMISSION, "{}"}));
-    service_.emplace(devices_, *policy_, nullptr, admission::AdmissionSettings{});
-  }
-  const admission::AdmissionService& service() const { return *service_; }
-
- private:
-  host::HostServices services_;
-  std::vector<host::DevicePluginHandle> devices_;
-  std::optional<host::AdmissionPluginHandle> policy_;
-  std::optional<admission::AdmissionService> service_;
-};
-
-const Webhook& webhook() {
-  static const Webhook instance;
+const bench::ProductionWebhook& webhook() {
+  static const bench::ProductionWebhook instance(HAMI_BENCH_PLUGIN_DIR, HAMI_BENCH_SOURCE_DIR);
   return instance;
 }
 

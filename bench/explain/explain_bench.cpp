@@ -8,7 +8,6 @@
 #include <benchmark/benchmark.h>
 #include <rapidjson/document.h>
 
-#include <cstdio>
 #include <map>
 #include <memory>
 #include <random>
@@ -20,44 +19,11 @@
 #include "plugins/plugin_registry.hpp"
 #include "scheduling/explain.hpp"
 #include "scheduling/scheduler.hpp"
+#include "synthetic_cluster.hpp"
 
 namespace {
 
 using namespace hami;
-
-constexpr int kGpusPerNode = 8;
-
-std::string gpu_id(int node, int gpu) {
-  char buf[64];
-  std::snprintf(buf, sizeof buf, "GPU-%08x-0000-4000-8000-%012x", node, gpu);
-  return buf;
-}
-
-std::string node_json(int n) {
-  std::string reg = "[";
-  for (int g = 0; g < kGpusPerNode; ++g) {
-    if (g > 0)
-      reg += ",";
-    reg +=
-        R"({\"id\":\")" + gpu_id(n, g) + R"(\",\"index\":)" + std::to_string(g) +
-        R"(,\"count\":10,\"devmem\":40960,\"devcore\":100,\"type\":\"NVIDIA A100-SXM4-40GB\",\"numa\":)" +
-        std::to_string(g / 4) + R"(,\"mode\":\"hami-core\",\"health\":true})";
-  }
-  reg += "]";
-  return R"({"kind":"Node","apiVersion":"v1","metadata":{"name":"gpu-node-)" + std::to_string(n) +
-         R"(","annotations":{"hami.io/node-nvidia-register":")" + reg + R"("}}})";
-}
-
-std::string pod_json(int i, int n, int g, int mem, int cores) {
-  const std::string node = "gpu-node-" + std::to_string(n);
-  return R"({"kind":"Pod","apiVersion":"v1","metadata":{"name":"run-)" + std::to_string(i) +
-         R"(","namespace":"ml","uid":"pod-uid-)" + std::to_string(i) +
-         R"(","annotations":{"hami.io/vgpu-node":")" + node +
-         R"(","hami.io/bind-phase":"success","hami.io/vgpu-devices-allocated":")" + gpu_id(n, g) +
-         ",NVIDIA," + std::to_string(mem) + "," + std::to_string(cores) +
-         R"(:;"}},"spec":{"nodeName":")" + node +
-         R"(","schedulerName":"hami-scheduler","containers":[{"name":"c","resources":{"limits":{"nvidia.com/gpu":"1"}}}]},"status":{"phase":"Running"}})";
-}
 
 struct World {
   host::HostServices services{[](int32_t, std::string_view, std::string_view) {},
@@ -75,14 +41,14 @@ struct World {
         services);
     std::string list = R"({"kind":"List","items":[)";
     for (int n = 0; n < nodes; ++n)
-      list += (n > 0 ? "," : "") + node_json(n);
+      list += (n > 0 ? "," : "") + bench::gpu_node_json(n);
     std::mt19937 rng(7);
     const int running = nodes * 5 / 2;
     for (int i = 0; i < running; ++i) {
-      const int g = static_cast<int>(rng() % kGpusPerNode);
+      const int g = static_cast<int>(rng() % bench::kGpusPerNode);
       const int mem = 4000 + static_cast<int>(rng() % 8) * 4000;
       const int cores = static_cast<int>(rng() % 5) * 10;
-      list += "," + pod_json(i, i % nodes, g, mem, cores);
+      list += "," + bench::running_pod_json(i, i % nodes, g, mem, cores);
     }
     list += "]}";
     cluster = cluster::FileClusterState::from_text(list, "bench");

@@ -32,12 +32,12 @@
 #include "plugins/host_services.hpp"
 #include "plugins/plugin_registry.hpp"
 #include "scheduling/scheduler.hpp"
+#include "synthetic_cluster.hpp"
 
 namespace {
 
 using namespace hami;
 
-constexpr int kGpusPerNode = 8;
 constexpr int kRunningPods = 20000;
 constexpr int64_t kGpuMemory = 40960;
 
@@ -48,30 +48,6 @@ long rss_bytes() {
   return resident * 4096;
 }
 
-std::string gpu_id(int node, int gpu) {
-  char buf[64];
-  std::snprintf(buf, sizeof buf, "GPU-%08x-0000-4000-8000-%012x", node, gpu);
-  return buf;
-}
-
-std::string node_json(int n) {
-  std::string reg = "[";
-  for (int g = 0; g < kGpusPerNode; ++g) {
-    if (g > 0)
-      reg += ",";
-    reg +=
-        R"({\"id\":\")" + gpu_id(n, g) + R"(\",\"index\":)" + std::to_string(g) +
-        R"(,\"count\":10,\"devmem\":40960,\"devcore\":100,\"type\":\"NVIDIA A100-SXM4-40GB\",\"numa\":)" +
-        std::to_string(g / 4) + R"(,\"mode\":\"hami-core\",\"health\":true})";
-  }
-  reg += "]";
-  const std::string name = "gpu-node-" + std::to_string(n);
-  return R"({"kind":"Node","metadata":{"name":")" + name +
-         R"(","annotations":{"hami.io/node-handshake":"Requesting_2099-01-01 00:00:00","hami.io/node-nvidia-register":")" +
-         reg +
-         R"("}},"status":{"allocatable":{"nvidia.com/gpu":"80"},"capacity":{"nvidia.com/gpu":"80"}}})";
-}
-
 // A ClusterState that holds the nodes and streams the running pods into the
 // watcher once (as a list+watch would), without keeping them: the RSS
 // measured around watch() is then the ledger's.
@@ -80,7 +56,7 @@ class StreamingCluster final : public cluster::ClusterState {
   explicit StreamingCluster(int nodes) : node_count_(nodes) {
     for (int n = 0; n < nodes; ++n) {
       rapidjson::Document doc;
-      const std::string json = node_json(n);
+      const std::string json = bench::gpu_node_json(n);
       doc.Parse(json.c_str());
       auto model = std::make_shared<const k8s::NodeModel>(doc);
       nodes_.emplace(std::string(model->name()), std::move(model));
@@ -110,18 +86,11 @@ class StreamingCluster final : public cluster::ClusterState {
     std::mt19937 rng(7);
     for (int i = 0; i < kRunningPods; ++i) {
       const int n = i % node_count_;
-      const int g = static_cast<int>(rng() % kGpusPerNode);
+      const int g = static_cast<int>(rng() % bench::kGpusPerNode);
       const int mem = 1000 + static_cast<int>(rng() % 4) * 500;
       const int cores = static_cast<int>(rng() % 3) * 5;
       const std::string uid = "pod-uid-" + std::to_string(i);
-      const std::string alloc =
-          gpu_id(n, g) + ",NVIDIA," + std::to_string(mem) + "," + std::to_string(cores) + ":;";
-      const std::string json =
-          R"({"metadata":{"name":"run-)" + std::to_string(i) + R"(","namespace":"ml","uid":")" +
-          uid + R"(","annotations":{"hami.io/vgpu-node":"gpu-node-)" + std::to_string(n) +
-          R"(","hami.io/vgpu-devices-allocated":")" + alloc +
-          R"("}},"spec":{"nodeName":"gpu-node-)" + std::to_string(n) +
-          R"(","containers":[{"name":"c","resources":{"limits":{"nvidia.com/gpu":"1"}}}]},"status":{"phase":"Running"}})";
+      const std::string json = bench::running_pod_json(i, n, g, mem, cores);
       rapidjson::Document doc;
       doc.Parse(json.c_str());
       auto record = std::make_shared<cluster::PodRecord>();
@@ -165,7 +134,7 @@ struct Setup {
         services);
     cluster = std::make_unique<StreamingCluster>(nodes);
     for (int n = 0; n < nodes; ++n)
-      names.push_back("gpu-node-" + std::to_string(n));
+      names.push_back(bench::gpu_node_name(n));
     const long before = rss_bytes();
     scheduling::SchedulerOptions options;
     options.initial_health_check = false;
