@@ -200,8 +200,12 @@ def main():
         make_sandbox(source, pathlib.Path(args.build), doc_build_dir, doc_work)
         failures += DocRun(source, doc_work, doc, doc_build_dir, run_dev_exec).run()
     if failures:
-        print(f"\n{len(failures)} failure(s); the documents must run as written")
+        print(f"\n{len(failures)} failure(s); the documents must run as written "
+              f"(scratch folders kept in {work})")
         return 1
+    # The scratch folders link back to the source tree and to this build: gone
+    # once they have served, so that nothing walking the build meets them.
+    shutil.rmtree(work)
     return 0
 
 
