@@ -142,6 +142,10 @@ std::string settings_summary(const config::HostConfig& config,
               ? std::string("none (each device plugin's defaults)")
               : config.plugins.device_config_file.string()) +
          "\n";
+  if (!config.plugins.compare_device_config_map.empty()) {
+    out += "plugins.compareDeviceConfigMap: " + config.plugins.compare_device_config_map +
+           " (compared with the device plugins' config; differences are logged)\n";
+  }
   if (config.plugins.admission) {
     out += "plugins.admission: " + config.plugins.admission->name + " " +
            config.plugins.admission->config_json + "\n";

@@ -184,6 +184,7 @@ SchedulerHost::SchedulerHost(const config::HostConfig& config, const log::Logger
                                                                       std::move(api), logger_);
     webhook_tls_config = self_managed_tls_->serving_config(config.tls);
   }
+  watch_device_config(config);
   server::ServerTls webhook_tls = server::make_server_tls(webhook_tls_config, &logger_);
   std::optional<server::ServerTls> extender_tls;
   if (!config.extender.shared) {
@@ -209,7 +210,27 @@ SchedulerHost::SchedulerHost(const config::HostConfig& config, const log::Logger
   }
 }
 
+void SchedulerHost::watch_device_config(const config::HostConfig& config) {
+  const std::string& ref = config.plugins.compare_device_config_map;
+  if (ref.empty())
+    return;
+  if (!extender_->api) {
+    logger_.warn(
+        "device config not compared: plugins.compareDeviceConfigMap needs cluster.source "
+        "kubernetes",
+        {{"configMap", ref}});
+    return;
+  }
+  std::vector<kube::DeviceConfigSection> sections;
+  for (const auto& e : config.plugins.devices)
+    sections.push_back({e.name, e.config_json});
+  const auto slash = ref.find('/');
+  device_config_drift_ = std::make_unique<kube::DeviceConfigDriftCheck>(
+      extender_->api, ref.substr(0, slash), ref.substr(slash + 1), std::move(sections), logger_);
+}
+
 SchedulerHost::~SchedulerHost() {
+  device_config_drift_.reset();
   // Requests first: nothing may reach the stack or the metrics any more.
   server_.reset();
   extender_server_.reset();
@@ -225,6 +246,8 @@ SchedulerHost::~SchedulerHost() {
 void SchedulerHost::start() {
   if (self_managed_tls_)
     self_managed_tls_->start();
+  if (device_config_drift_)
+    device_config_drift_->start();
   server_->start();
   if (extender_server_)
     extender_server_->start();
@@ -244,6 +267,8 @@ bool SchedulerHost::shutdown(std::chrono::milliseconds grace) {
     finished = extender_finished.get() && finished;
   if (metrics_listener_)
     metrics_listener_->stop();
+  if (device_config_drift_)
+    device_config_drift_->stop();
   return finished;
 }
 

@@ -28,6 +28,7 @@
 #include "admission/admission_service.hpp"
 #include "config/host_config.hpp"
 #include "extender/extender_stack.hpp"
+#include "kube/device_config_drift.hpp"
 #include "log/logger.hpp"
 #include "observability/host_metrics.hpp"
 #include "observability/metrics_listener.hpp"
@@ -75,6 +76,9 @@ class SchedulerHost {
   extender::ExtenderStack& extender() { return *extender_; }
 
  private:
+  // plugins.compareDeviceConfigMap: the check started with the listeners.
+  void watch_device_config(const config::HostConfig& config);
+
   const log::Logger& logger_;
   host::HostServices services_;
   host::PluginRegistry registry_;
@@ -85,6 +89,8 @@ class SchedulerHost {
   std::unique_ptr<observability::MetricsListener> metrics_listener_;
   // tls.selfManaged: the files the webhook listener serves; null otherwise.
   std::unique_ptr<webhook_tls::SelfManagedTls> self_managed_tls_;
+  // plugins.compareDeviceConfigMap with the kubernetes backend; null otherwise.
+  std::unique_ptr<kube::DeviceConfigDriftCheck> device_config_drift_;
   std::unique_ptr<server::HttpsServer> server_;
   std::unique_ptr<server::HttpsServer> extender_server_;  // null when shared
 };

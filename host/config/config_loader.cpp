@@ -183,9 +183,9 @@ PluginEntry read_plugin_entry(const YamlReader& r, const YAML::Node& node,
 }
 
 void read_plugins(const YamlReader& r, const YAML::Node& node, PluginsConfig& out) {
-  r.expect_mapping(
-      node, "plugins",
-      {"directory", "allowWritable", "deviceConfigFile", "devices", "admission", "scheduling"});
+  r.expect_mapping(node, "plugins",
+                   {"directory", "allowWritable", "deviceConfigFile", "compareDeviceConfigMap",
+                    "devices", "admission", "scheduling"});
   if (node.IsNull())
     return;
   if (const auto n = node["directory"])
@@ -194,6 +194,17 @@ void read_plugins(const YamlReader& r, const YAML::Node& node, PluginsConfig& ou
     out.allow_writable = r.boolean(n, "plugins.allowWritable");
   if (const auto n = node["deviceConfigFile"]) {
     out.device_config_file = r.path(n, "plugins.deviceConfigFile");
+  }
+  if (const auto n = node["compareDeviceConfigMap"]) {
+    const std::string text = r.string(n, "plugins.compareDeviceConfigMap", true);
+    const auto slash = text.find('/');
+    if (!text.empty() && (slash == 0 || slash == std::string::npos || slash + 1 == text.size() ||
+                          text.find('/', slash + 1) != std::string::npos)) {
+      r.fail("plugins.compareDeviceConfigMap",
+             "expected NAMESPACE/NAME (e.g. kube-system/hami-scheduler-device), got " +
+                 describe_node(n));
+    }
+    out.compare_device_config_map = text;
   }
   std::set<std::string, std::less<>> names;
   const auto unique = [&](const PluginEntry& e, const std::string& path) {

@@ -117,6 +117,10 @@ struct PluginsConfig {
   std::filesystem::path directory;
   bool allow_writable = false;
   std::filesystem::path device_config_file;  // empty: none
+  // plugins.compareDeviceConfigMap: "<namespace>/<name>" of the ConfigMap
+  // whose device-config.yaml HAMi's device plugins read, compared with the
+  // device plugins' config (kube/device_config_drift.hpp); empty: none.
+  std::string compare_device_config_map;
   std::vector<PluginEntry> devices;
   std::optional<PluginEntry> admission;
   std::vector<PluginEntry> scheduling;

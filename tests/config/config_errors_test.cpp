@@ -212,6 +212,23 @@ TEST_F(ConfigErrors, DeviceConfigSyntaxError) {
   EXPECT_NE(msg.find(": invalid YAML: "), std::string::npos) << msg;
 }
 
+TEST_F(ConfigErrors, CompareDeviceConfigMapIsNamespaceSlashName) {
+  for (const char* bad :
+       {"hami-scheduler-device", "/hami-scheduler-device", "kube-system/", "kube-system/a/b"}) {
+    EXPECT_EQ(error_of(kMinimal + "plugins:\n  compareDeviceConfigMap: " + bad + "\n"),
+              std::string("cfg.yaml: plugins.compareDeviceConfigMap: expected NAMESPACE/NAME (e.g. "
+                          "kube-system/hami-scheduler-device), got \"") +
+                  bad + "\"");
+  }
+  EXPECT_EQ(
+      load(kMinimal + "plugins:\n  compareDeviceConfigMap: kube-system/hami-scheduler-device\n")
+          .plugins.compare_device_config_map,
+      "kube-system/hami-scheduler-device");
+  EXPECT_EQ(load(kMinimal + "plugins:\n  compareDeviceConfigMap: \"\"\n")
+                .plugins.compare_device_config_map,
+            "");
+}
+
 TEST_F(ConfigErrors, MissingClusterFile) {
   EXPECT_EQ(error_of(kMinimal + "cluster:\n  source: file\n  file: demo.yaml\n"),
             "cfg.yaml: cluster.file: cannot read \"DIR/demo.yaml\": No such file or directory");

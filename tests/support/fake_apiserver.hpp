@@ -99,7 +99,7 @@ class FakeApiServer {
 
   // --- state ----------------------------------------------------------------
   // Creates or replaces an object given as JSON with `kind` (Pod, Node,
-  // Namespace, ResourceQuota, Lease, Event, Secret,
+  // Namespace, ResourceQuota, Lease, Event, Secret, ConfigMap,
   // MutatingWebhookConfiguration); fills metadata.uid and
   // creationTimestamp when missing, stamps resourceVersion, tells watchers
   // (ADDED or MODIFIED). Returns the new resourceVersion.

@@ -6,7 +6,7 @@
 namespace hami::testing::fake {
 namespace {
 
-constexpr std::array<KindInfo, 8> kKinds{{
+constexpr std::array<KindInfo, 9> kKinds{{
     {"Pod", "PodList", "pods", "", true},
     {"Node", "NodeList", "nodes", "", false},
     {"Namespace", "NamespaceList", "namespaces", "", false},
@@ -14,6 +14,7 @@ constexpr std::array<KindInfo, 8> kKinds{{
     {"Event", "EventList", "events", "", true},
     {"Lease", "LeaseList", "leases", "coordination.k8s.io", true},
     {"Secret", "SecretList", "secrets", "", true},
+    {"ConfigMap", "ConfigMapList", "configmaps", "", true},
     {"MutatingWebhookConfiguration", "MutatingWebhookConfigurationList",
      "mutatingwebhookconfigurations", "admissionregistration.k8s.io", false},
 }};
