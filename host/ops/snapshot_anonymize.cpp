@@ -8,6 +8,7 @@
 #include <vector>
 
 #include "k8s/json_read.hpp"
+#include "kube/object_trim.hpp"
 
 namespace hami::ops {
 
@@ -237,11 +238,40 @@ void rewrite(Value& o, const Names& names, Allocator& a) {
   }
 }
 
+// Each object cut down to what the scheduler reads (kube/object_trim.hpp),
+// with apiVersion v1 and its kind; objects of other kinds are dropped.
+// Whatever else an object carries (container images, commands, env,
+// volumes, service accounts, ...) may name the organisation.
+void keep_only_scheduled_fields(Value& items, Allocator& a) {
+  Value kept(rapidjson::kArrayType);
+  kept.Reserve(items.Size(), a);
+  for (const Value& o : items.GetArray()) {
+    const std::string_view kind = object_kind(o);
+    Value (*trim)(const Value&, Allocator&) = kind == "Pod"             ? &kube::trim_pod
+                                              : kind == "Node"          ? &kube::trim_node
+                                              : kind == "ResourceQuota" ? &kube::trim_quota
+                                              : kind == "Namespace"     ? &kube::trim_namespace
+                                                                        : nullptr;
+    if (trim == nullptr || !o.IsObject())
+      continue;
+    Value trimmed = trim(o, a);
+    Value object(rapidjson::kObjectType);
+    object.AddMember("apiVersion", "v1", a);
+    object.AddMember("kind", Value(kind.data(), static_cast<rapidjson::SizeType>(kind.size()), a),
+                     a);
+    for (auto& m : trimmed.GetObject())
+      object.AddMember(m.name, m.value, a);
+    kept.PushBack(object, a);
+  }
+  items = std::move(kept);
+}
+
 }  // namespace
 
 void anonymize_snapshot(rapidjson::Value& items, Allocator& a) {
   if (!items.IsArray())
     return;
+  keep_only_scheduled_fields(items, a);
   Names names;
   collect(items, names);
   for (Value& o : items.GetArray())

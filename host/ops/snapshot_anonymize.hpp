@@ -3,6 +3,12 @@
 // original, while device facts (ids, types, memory, vendor annotations) are
 // kept — they carry no names.
 //
+// First every object is cut down to what the scheduler reads, as the
+// Kubernetes backend caches it (kube/object_trim.hpp), with apiVersion v1
+// and its kind; objects of other kinds are dropped. A file snapshot may hold
+// whole objects: container images, commands, env and the like are gone.
+// docs/simulate.md lists every kept field.
+//
 // New names are numbered from 1 in the sorted order of the originals:
 //   namespaces  ns-<i>     (every namespace any object names)
 //   nodes       node-<i>   (Node objects, pod spec.nodeName, node locks)
@@ -21,6 +27,7 @@
 // name as a whole word (a run of letters, digits, '-', '_', '.'), e.g.
 // `app: payroll-7` on pod payroll-7. Kept as they are: device ids and
 // every other label and annotation, resources, phases, resourceVersions.
+// (metadata.uid is kept by the cut and then removed.)
 #pragma once
 
 #include <rapidjson/document.h>

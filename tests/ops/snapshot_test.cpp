@@ -280,6 +280,86 @@ TEST_F(LiveDemo, NodeLockAndLabelsAreRenamedUnknownNamesDropped) {
   EXPECT_EQ(pod->node_name, "node-2");
 }
 
+// The paths of an object's members ("spec.containers[].name"); the members
+// of labels, annotations and resource lists end the path: their keys are data.
+void field_paths(const rapidjson::Value& v, const std::string& path, std::set<std::string>& out) {
+  static const std::set<std::string> kMaps = {"labels",      "annotations", "limits", "requests",
+                                              "allocatable", "capacity",    "hard"};
+  const std::string last =
+      path.substr(path.rfind('.') == std::string::npos ? 0 : path.rfind('.') + 1);
+  if (v.IsObject() && !kMaps.contains(last)) {
+    for (const auto& m : v.GetObject())
+      field_paths(m.value, (path.empty() ? "" : path + ".") + m.name.GetString(), out);
+  } else if (v.IsArray()) {
+    for (const auto& item : v.GetArray())
+      field_paths(item, path + "[]", out);
+  } else {
+    out.insert(path);
+  }
+}
+
+// Every field an anonymized snapshot may keep, per kind (docs/simulate.md
+// lists them): what the scheduler reads, nothing else.
+const std::map<std::string, std::set<std::string>> kAnonymizedFields = {
+    {"Pod",
+     {"apiVersion",
+      "kind",
+      "metadata.name",
+      "metadata.namespace",
+      "metadata.resourceVersion",
+      "metadata.deletionTimestamp",
+      "metadata.labels",
+      "metadata.annotations",
+      "spec.schedulerName",
+      "spec.nodeName",
+      "spec.runtimeClassName",
+      "spec.schedulingGroup.podGroupName",
+      "spec.initContainers[].name",
+      "spec.initContainers[].restartPolicy",
+      "spec.initContainers[].securityContext.privileged",
+      "spec.initContainers[].resources.limits",
+      "spec.initContainers[].resources.requests",
+      "spec.containers[].name",
+      "spec.containers[].restartPolicy",
+      "spec.containers[].securityContext.privileged",
+      "spec.containers[].resources.limits",
+      "spec.containers[].resources.requests",
+      "status.phase",
+      "status.initContainerStatuses[].state.terminated.exitCode"}},
+    {"Node",
+     {"apiVersion", "kind", "metadata.name", "metadata.resourceVersion", "metadata.labels",
+      "metadata.annotations", "status.allocatable", "status.capacity"}},
+    {"ResourceQuota",
+     {"apiVersion", "kind", "metadata.name", "metadata.namespace", "metadata.resourceVersion",
+      "spec.hard"}},
+    {"Namespace",
+     {"apiVersion", "kind", "metadata.name", "metadata.resourceVersion", "metadata.labels"}},
+};
+
+// A file snapshot carries whole objects (the demo's container images name
+// registry.example.com); the anonymized copy keeps only the listed fields.
+TEST(SnapshotCommand, AnonymizedFileSnapshotKeepsOnlyTheListedFields) {
+  const auto run = run_command(
+      "snapshot", {"--cluster", "file:" + source_path("config/demo-cluster.yaml"), "--anonymize"});
+  ASSERT_EQ(run.code, 0) << run.err;
+  EXPECT_EQ(run.out.find("registry.example.com"), std::string::npos);
+  EXPECT_EQ(run.out.find("\"image\""), std::string::npos);
+  rapidjson::Document doc;
+  doc.Parse(run.out.c_str());
+  ASSERT_TRUE(doc.IsObject());
+  size_t pods = 0;
+  for (const auto& item : doc["items"].GetArray()) {
+    const std::string kind = item["kind"].GetString();
+    pods += kind == "Pod" ? 1u : 0u;
+    ASSERT_TRUE(kAnonymizedFields.contains(kind)) << kind;
+    std::set<std::string> paths;
+    field_paths(item, "", paths);
+    for (const std::string& path : paths)
+      EXPECT_TRUE(kAnonymizedFields.at(kind).contains(path)) << kind << " " << path;
+  }
+  EXPECT_EQ(pods, 9u);
+}
+
 TEST(SnapshotCommand, FileSourceAnonymizedAndUsage) {
   const auto run = run_command(
       "snapshot", {"--cluster", "file:" + source_path("config/demo-cluster.yaml"), "--anonymize"});
