@@ -18,6 +18,7 @@
 #include "device_under_test.hpp"
 #include "fit_run.hpp"
 #include "k8s_views.hpp"
+#include "share_fit_boundaries.hpp"
 #include "standard_fit_table.hpp"
 
 namespace hami::testing {
@@ -410,6 +411,62 @@ TEST(AscendScore, X10_NotPolicyNeutral_Kept) {
     EXPECT_DOUBLE_EQ(s.score, 5.0);
     EXPECT_FALSE(s.policy_neutral);
   }
+}
+
+// Every capacity check of Ascend's fit at its boundary (reference §1.5): the
+// share-fit's on a 100-core card, then the cores against the card's own
+// AI cores (hard split) or against 100 (soft split, hami-core).
+TEST(AscendCapacity, EveryShareFitCheckAtItsBoundary) {
+  const DeviceUnderTest dut("ascend", R"({"commonWord": "Ascend910B3"})");
+  for (const BoundaryCase& c : share_fit_boundary_cases("Ascend910B3"))
+    expect_boundary(dut, c);
+}
+
+TEST(AscendCapacity, CoresAgainstTheAiCoresOrOneHundredAtTheirBoundaries) {
+  const DeviceUnderTest dut("ascend", R"({"commonWord": "Ascend910B3"})");
+  const auto npu = [](std::string mode, std::int32_t used, std::int32_t used_cores) {
+    Npu n = card("Ascend910B3", "dev-0", std::nullopt, std::move(mode), 65536, 20);
+    n.state.used = used;
+    n.state.used_cores = used_cores;
+    return std::vector<Npu>{n};
+  };
+  const auto verdict = [&](const std::vector<Npu>& node, std::int32_t cores, Pairs annotations) {
+    const Outcome o = fit(dut, node, make_request(1, 1024, 0, cores), std::move(annotations));
+    if (!o.fits)
+      return o.reason;
+    return "fits " + std::to_string(o.picks.at(0).cores);
+  };
+  const Pairs soft = {{kSoft, "hami-core"}};
+  // Hard split: 20 AI cores.
+  EXPECT_EQ(verdict(npu("", 1, 10), 10, {}), "fits 10");
+  EXPECT_EQ(verdict(npu("", 1, 10), 11, {}), "1/1 CardInsufficientCore");
+  EXPECT_EQ(verdict(npu("", 1, 11), 10, {}), "1/1 CardInsufficientCore");
+  EXPECT_EQ(verdict(npu("", 1, 20), 0, {}), "1/1 CardComputeUnitsExhausted");
+  EXPECT_EQ(verdict(npu("", 1, 19), 0, {}), "fits 0");
+  // 100 cores on a 20-core card: short of cores, not an exclusive conflict.
+  EXPECT_EQ(verdict(npu("", 0, 0), 100, {}), "1/1 CardInsufficientCore");
+  // Soft split: 100, whatever the card reports.
+  EXPECT_EQ(verdict(npu("hami-core", 1, 50), 50, soft), "fits 50");
+  EXPECT_EQ(verdict(npu("hami-core", 1, 50), 51, soft), "1/1 CardInsufficientCore");
+  EXPECT_EQ(verdict(npu("hami-core", 1, 51), 50, soft), "1/1 CardInsufficientCore");
+  EXPECT_EQ(verdict(npu("hami-core", 0, 0), 101, soft), "fits 100");
+  EXPECT_EQ(verdict(npu("hami-core", 1, 0), 100, soft), "1/1 ExclusiveDeviceAllocateConflict");
+  EXPECT_EQ(verdict(npu("hami-core", 1, 0), 99, soft), "fits 99");
+  EXPECT_EQ(verdict(npu("hami-core", 1, 100), 0, soft), "1/1 CardComputeUnitsExhausted");
+  EXPECT_EQ(verdict(npu("hami-core", 1, 99), 0, soft), "fits 0");
+}
+
+// HAMi's percentage 101 ("not given") takes no memory; 100 takes the card.
+TEST(AscendCapacity, PercentageOneHundredOneTakesNoMemory) {
+  const DeviceUnderTest dut("ascend", R"({"commonWord": "Ascend910B3"})");
+  Npu full = card("Ascend910B3", "dev-0", std::nullopt, "", 65536);
+  full.state.used = 1;
+  full.state.used_memory_mib = 65536;
+  const Outcome none = fit(dut, {full}, make_request(1, 0, 101, 0));
+  ASSERT_TRUE(none.fits) << none.reason;
+  EXPECT_EQ(none.picks[0].memory_mib, 0);
+  const Outcome whole = fit(dut, {full}, make_request(1, 0, 100, 0));
+  EXPECT_EQ(whole.reason, "1/1 CardInsufficientMemory");
 }
 
 }  // namespace

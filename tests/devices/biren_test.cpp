@@ -9,6 +9,7 @@
 #include "fit_run.hpp"
 #include "k8s_views.hpp"
 #include "request_run.hpp"
+#include "share_fit_boundaries.hpp"
 #include "standard_fit_table.hpp"
 
 namespace hami::testing {
@@ -265,6 +266,14 @@ TEST(BirenFit, NoMemoryOrCoreChecks) {
   EXPECT_EQ(o.types, std::vector<std::string>{"Biren"});
   EXPECT_EQ(o.picks[0].memory_mib, 0);
   EXPECT_EQ(o.picks[0].cores, 20);
+}
+
+// Biren shares by count only (reference §3.5): the split count and the
+// mutex policy at their boundaries.
+TEST(BirenCapacity, SplitCountAndMutexAtTheirBoundaries) {
+  const DeviceUnderTest dut("biren");
+  for (const BoundaryCase& c : slot_boundary_cases("Biren"))
+    expect_boundary(dut, c);
 }
 
 }  // namespace

@@ -11,6 +11,7 @@
 #include "device_under_test.hpp"
 #include "fit_run.hpp"
 #include "k8s_views.hpp"
+#include "share_fit_boundaries.hpp"
 #include "standard_fit_table.hpp"
 
 namespace hami::testing {
@@ -167,6 +168,33 @@ TEST(CambriconFit, PicksCarryTheVendorWordAndTheTakenShare) {
   EXPECT_EQ(o.result.reason, "1/1 CardInsufficientCore");
   o = run_fit(dut, {mlu("dev-0", 24576, 1, 0, 0)}, make_request(1, 1024, 0, 100));
   EXPECT_EQ(o.result.reason, "1/1 ExclusiveDeviceAllocateConflict");
+}
+
+// Every capacity check of the share-fit at its boundary (reference §4.5).
+TEST(CambriconCapacity, EveryShareFitCheckAtItsBoundary) {
+  const DeviceUnderTest dut("cambricon");
+  for (const BoundaryCase& c : share_fit_boundary_cases("MLU"))
+    expect_boundary(dut, c);
+}
+
+// Step 6: the quota is asked for exactly the memory and cores the card
+// would take; the limit itself is the host's (quota_limits.cpp).
+TEST(CambriconCapacity, QuotaIsAskedForExactlyThePick) {
+  const DeviceUnderTest dut("cambricon");
+  PodFixture pod;
+  pod.container({});
+  QuotaProbe memory{1024, 1 << 30, {}};
+  const hami_quota_hook memory_hook = hook_for(memory);
+  FitFixture devices({mlu("dev-0", 8192)});
+  EXPECT_TRUE(
+      run_fit(dut, devices, pod, make_request(1, 1024, 0, 10), 0, &memory_hook).result.fits);
+  EXPECT_EQ(run_fit(dut, devices, pod, make_request(1, 1025, 0, 10), 0, &memory_hook).result.reason,
+            "1/1 ResourceQuotaNotFit");
+  QuotaProbe cores{1 << 30, 30, {}};
+  const hami_quota_hook cores_hook = hook_for(cores);
+  EXPECT_TRUE(run_fit(dut, devices, pod, make_request(1, 1024, 0, 30), 0, &cores_hook).result.fits);
+  EXPECT_EQ(run_fit(dut, devices, pod, make_request(1, 1024, 0, 31), 0, &cores_hook).result.reason,
+            "1/1 ResourceQuotaNotFit");
 }
 
 }  // namespace

@@ -10,6 +10,7 @@
 #include "fit_run.hpp"
 #include "k8s_views.hpp"
 #include "request_run.hpp"
+#include "share_fit_boundaries.hpp"
 #include "standard_fit_table.hpp"
 
 namespace hami::testing {
@@ -350,6 +351,13 @@ TEST(HygonFit, PicksCarryTheVendorWordAndTheTakenShare) {
   o = run_fit(dut, {standard_card("DCU", "dev-0", 65536)}, make_request(1, 0, 100, 100));
   ASSERT_TRUE(o.result.fits);
   EXPECT_EQ(o.picks[0].memory_mib, 65536);
+}
+
+// Every capacity check of the share-fit at its boundary (reference §6.5).
+TEST(HygonCapacity, EveryShareFitCheckAtItsBoundary) {
+  const DeviceUnderTest dut("hygon");
+  for (const BoundaryCase& c : share_fit_boundary_cases("DCU"))
+    expect_boundary(dut, c);
 }
 
 }  // namespace

@@ -9,6 +9,7 @@
 #include "fit_run.hpp"
 #include "k8s_views.hpp"
 #include "request_run.hpp"
+#include "share_fit_boundaries.hpp"
 #include "standard_fit_table.hpp"
 
 namespace hami::testing {
@@ -230,6 +231,13 @@ TEST(IluvatarFit, MultiCardAdmissionMakesCardsExclusive) {
   EXPECT_EQ(o.types, (std::vector<std::string>{"MR-V100", "MR-V100"}));
   EXPECT_EQ(o.picks[0].cores, 100);
   EXPECT_EQ(o.picks[0].memory_mib, 8192);
+}
+
+// Every capacity check of the share-fit at its boundary (reference §7.5).
+TEST(IluvatarCapacity, EveryShareFitCheckAtItsBoundary) {
+  const DeviceUnderTest dut("iluvatar", kMrV100);
+  for (const BoundaryCase& c : share_fit_boundary_cases("MR-V100"))
+    expect_boundary(dut, c);
 }
 
 }  // namespace

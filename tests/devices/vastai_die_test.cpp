@@ -380,5 +380,49 @@ TEST(VastaiScore, UnknownDeviceIsInvalidArgument) {
   }
 }
 
+// Die mode's capacity at its boundaries (reference §11.5): exactly the dies
+// asked fit, one more does not; a die's split count; one die asked takes the
+// first one collected.
+TEST(VastaiDieCapacity, DiesAndSlotsAtTheirBoundaries) {
+  const DeviceUnderTest dut("vastai");
+  DieNode two(dut, {{"d0", die_on("0")}, {"d1", die_on("0")}});
+  DieFit o = two.fit(2);
+  ASSERT_TRUE(o.fits) << o.reason;
+  EXPECT_EQ(o.ids, (Ids{"d0", "d1"}));
+  o = two.fit(3);
+  EXPECT_FALSE(o.fits);
+  EXPECT_EQ(o.reason, "2/2 AllocatedCardsInsufficientRequest");
+
+  // A die whose one slot is taken; a die of split count 2 with one task.
+  DieNode taken(dut, {{"d0", die_on("0"), 1, 1}, {"d1", die_on("0"), 1, 2}});
+  o = taken.fit(1);
+  ASSERT_TRUE(o.fits) << o.reason;
+  EXPECT_EQ(o.ids, (Ids{"d1"}));
+  o = taken.fit(2);
+  EXPECT_FALSE(o.fits);
+  EXPECT_EQ(o.reason, "1/2 AllocatedCardsInsufficientRequest, 1/2 CardTimeSlicingExhausted");
+
+  // More dies free than asked: one die is the first collected, not one of
+  // the larger card's.
+  DieNode three(dut, {{"a0", die_on("A")}, {"b0", die_on("B")}, {"b1", die_on("B")}});
+  o = three.fit(1);
+  ASSERT_TRUE(o.fits) << o.reason;
+  EXPECT_EQ(o.ids, (Ids{"a0"}));
+  o = three.fit(2);
+  ASSERT_TRUE(o.fits) << o.reason;
+  EXPECT_EQ(o.ids, (Ids{"b0", "b1"}));
+}
+
+// Under mutex a die with one task, or any die of its card, is taken.
+TEST(VastaiDieCapacity, MutexAtItsBoundary) {
+  const DeviceUnderTest dut("vastai");
+  DieNode idle(dut, {{"a0", die_on("A"), 0, 2}, {"a1", die_on("A"), 0, 2}});
+  EXPECT_EQ(idle.fit(2, HAMI_FIT_MUTEX).ids, (Ids{"a0", "a1"}));
+  DieNode one(dut, {{"a0", die_on("A"), 1, 2}, {"a1", die_on("A"), 0, 2}});
+  const DieFit o = one.fit(1, HAMI_FIT_MUTEX);
+  EXPECT_FALSE(o.fits);
+  EXPECT_EQ(o.reason, "2/2 ExclusiveDeviceAllocateConflict");
+}
+
 }  // namespace
 }  // namespace hami::testing

@@ -10,6 +10,7 @@
 #include "fit_run.hpp"
 #include "k8s_views.hpp"
 #include "request_run.hpp"
+#include "share_fit_boundaries.hpp"
 #include "standard_fit_table.hpp"
 
 namespace hami::testing {
@@ -363,6 +364,14 @@ TEST(VastaiFit, ZeroCountFitsWithoutPicks) {
   const FitOutcome o = run_fit(dut, {vastai_card("dev-0")}, make_request(0, 0, 0, 0));
   EXPECT_TRUE(o.result.fits);
   EXPECT_TRUE(o.ids.empty());
+}
+
+// Outside die mode Vastai shares by count only (reference §11.5): the split
+// count and the mutex policy at their boundaries.
+TEST(VastaiCapacity, SplitCountAndMutexAtTheirBoundaries) {
+  const DeviceUnderTest dut("vastai");
+  for (const BoundaryCase& c : slot_boundary_cases("Vastai"))
+    expect_boundary(dut, c);
 }
 
 }  // namespace
