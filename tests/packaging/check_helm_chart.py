@@ -280,6 +280,16 @@ def webhook_device(r, c, ctx):
     want = sorted((set(DEFAULT_MANAGED) - {"nvidia.com/gpumem", "amd.com/gpucores"})
                   | {"example.com/vgpu-memory", "amd.com/cu-percent", "example.com/vgpu"})
     c.expect(r.managed() == want, f"managedResources {r.managed()}, expected {want}")
+    c.expect(host_cfg["plugins"].get("compareDeviceConfigMap") == "kube-system/hami-scheduler-device",
+             f"plugins.compareDeviceConfigMap {host_cfg['plugins'].get('compareDeviceConfigMap')!r}")
+    reader = [d for d in r.all("Role") if d["metadata"]["name"] == "hami-next-hami-scheduler-hami-device-config"]
+    c.expect(len(reader) == 1 and reader[0]["metadata"]["namespace"] == "kube-system" and reader[0]["rules"] == [
+        {"apiGroups": [""], "resources": ["configmaps"], "resourceNames": ["hami-scheduler-device"],
+         "verbs": ["get"]}], f"the Role reading HAMi's device config: {reader}")
+    binding = [d for d in r.all("RoleBinding") if d["metadata"]["name"] == "hami-next-hami-scheduler-hami-device-config"]
+    c.expect(len(binding) == 1 and binding[0]["subjects"] == [
+        {"kind": "ServiceAccount", "name": "hami-next-hami-scheduler", "namespace": "kube-system"}],
+        f"its RoleBinding: {binding}")
 
 
 def self_managed(r, c, ctx):
@@ -324,6 +334,7 @@ INVALID = {
     "unknown-key.yaml": "additional properties 'replica' not allowed",
     "port.yaml": "at '/extender/port': maximum: got 70,000, want 65,535",
     "certificates-mode.yaml": "at '/certificates/mode': value must be one of 'certManager', 'selfManaged'",
+    "hami-device-config-map.yaml": "at '/hamiDeviceConfigMap': 'hami-scheduler-device' does not match pattern",
 }
 
 

@@ -4,7 +4,10 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"os"
+	"path/filepath"
 	"strconv"
+	"strings"
 	"testing"
 	"time"
 
@@ -155,4 +158,45 @@ func snapshotGPUs(t *testing.T, node string) []string {
 		ids = append(ids, d.ID)
 	}
 	return ids
+}
+
+// docs/cutover.md §6: this chart beside HAMi's device plugins, told where
+// their ConfigMap is (hamiDeviceConfigMap), warns naming the key in which
+// HAMi's device config differs from its own; the chart's Role lets it read
+// that ConfigMap (every deployment checks that nothing was refused).
+func TestHostWarnsWhenHAMisDeviceConfigDiffers(t *testing.T) {
+	ctx := context.Background()
+	ours, err := os.ReadFile(filepath.Join(chartDir(), "files", "device-config.yaml"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	theirs := strings.Replace(string(ours), "deviceSplitCount: 10", "deviceSplitCount: 4", 1)
+	if theirs == string(ours) {
+		t.Fatal("the chart's device config has no deviceSplitCount: 10 to change")
+	}
+	cm := &corev1.ConfigMap{ObjectMeta: metav1.ObjectMeta{Name: "hami-scheduler-device", Namespace: namespace},
+		Data: map[string]string{"device-config.yaml": theirs}}
+	if _, err := cluster.client.CoreV1().ConfigMaps(namespace).Create(ctx, cm, metav1.CreateOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() {
+		_ = cluster.client.CoreV1().ConfigMaps(namespace).Delete(context.Background(), cm.Name, metav1.DeleteOptions{})
+	})
+	d := deploy(t, deployOptions{noScheduler: true,
+		sets: []string{"hamiDeviceConfigMap=" + namespace + "/hami-scheduler-device"}})
+	log := d.replicas[0].host.log
+	// The chart's host logs JSON lines.
+	want := `"level":"warn","msg":"device config differs from the ConfigMap HAMi's device plugins read",` +
+		`"configMap":"kube-system/hami-scheduler-device","keys":"nvidia.deviceSplitCount"`
+	deadline := time.Now().Add(30 * time.Second)
+	for {
+		text, _ := os.ReadFile(log)
+		if strings.Contains(string(text), want) {
+			return
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("the host logged no %q within 30 s:\n%s", want, text)
+		}
+		time.Sleep(200 * time.Millisecond)
+	}
 }

@@ -32,6 +32,7 @@ type deployOptions struct {
 	extraVendors  []string // device plugins besides the chart's nvidia and amd
 	noScheduler   bool     // start no kube-scheduler
 	hostArgs      []string // more hami-scheduler flags
+	sets          []string // more chart values (helm --set)
 	// The test makes the API server refuse the host on purpose (RBAC):
 	// do not check that everything the host did was allowed.
 	expectForbidden bool
@@ -81,6 +82,7 @@ func (d *deployment) values() []string {
 	if d.opts.replicas > 1 {
 		sets = append(sets, fmt.Sprintf("replicas=%d", d.opts.replicas))
 	}
+	sets = append(sets, d.opts.sets...)
 	i := 0
 	for _, v := range d.opts.extraVendors {
 		for _, r := range vendorResources[v] {
