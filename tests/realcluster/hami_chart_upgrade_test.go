@@ -69,7 +69,8 @@ func guideCommand(t *testing.T, prefix string, contains ...string) []string {
 }
 
 // hamiHelm runs a helm command line as the guide writes it, with the suite's
-// Helm, the vendored chart for hami-charts/hami and the admin kubeconfig.
+// Helm, the vendored chart for hami-charts/hami and the admin kubeconfig,
+// and returns its standard output.
 // Meanwhile it plays the Job controller for the chart's hook Jobs (HAMi's
 // kube-webhook-certgen; no kubelet runs them here), which Helm waits for.
 func hamiHelm(t *testing.T, home string, argv ...string) string {
@@ -98,16 +99,18 @@ func hamiHelm(t *testing.T, home string, argv ...string) string {
 	cmd := exec.CommandContext(ctx, cluster.helm, args...)
 	cmd.Env = append(os.Environ(), "HELM_CONFIG_HOME="+filepath.Join(home, "config"),
 		"HELM_CACHE_HOME="+filepath.Join(home, "cache"), "HELM_DATA_HOME="+filepath.Join(home, "data"))
-	var out bytes.Buffer
-	cmd.Stdout, cmd.Stderr = &out, &out
+	var stdout, stderr bytes.Buffer
+	cmd.Stdout, cmd.Stderr = &stdout, &stderr
 	err = cmd.Run()
 	cancel()
 	<-hooksDone
 	if err != nil {
-		t.Fatalf("helm %q: %v\n%s", args, err, out.String())
+		t.Fatalf("helm %q: %v\n%s%s", args, err, stdout.String(), stderr.String())
 	}
-	t.Logf("helm %s: %s", args[0], strings.TrimSpace(out.String()))
-	return out.String()
+	if args[0] != "template" {
+		t.Logf("helm %s: %s%s", args[0], stdout.String(), strings.TrimSpace(stderr.String()))
+	}
+	return stdout.String()
 }
 
 // completeHookJobs marks every unfinished Job of the namespace complete, as
@@ -229,6 +232,17 @@ func TestHAMiChartUpgradeAndRollbackAsDocumented(t *testing.T) {
 		"--reuse-values", "scheduler.extender.image.tag=")
 	rollback := guideCommand(t, "helm rollback "+hamiRelease)
 	home := t.TempDir()
+
+	// The suite's deployments of this repository's chart (release
+	// hami-scheduler) leave RBAC objects named as HAMi's release hami names
+	// its own (packaging/README.md, "Beside a HAMi install"); Helm refuses to
+	// adopt them. Later deployments apply theirs again.
+	rendered := hamiHelm(t, home, "helm", "template", hamiRelease, hamiChartInGuides, "-n", namespace)
+	objects, err := decodeObjects([]byte(rendered))
+	if err != nil {
+		t.Fatal(err)
+	}
+	deleteObjects(t, newMapper(t), objects)
 
 	hamiHelm(t, home, "helm", "install", hamiRelease, hamiChartInGuides, "-n", namespace)
 	t.Cleanup(func() {
