@@ -72,9 +72,9 @@ def make_sandbox(source, build, doc_build_dir, work):
 class DocRun:
     """One document's blocks, in order, in one scratch folder."""
 
-    def __init__(self, source, work, doc, doc_build_dir, run_dev_exec):
+    def __init__(self, source, work, doc, run_dev_exec):
         self.source, self.work, self.doc = source, work, doc
-        self.doc_build_dir, self.run_dev_exec = doc_build_dir, run_dev_exec
+        self.run_dev_exec = run_dev_exec
         self.state = work / ".doc-test-state.sh"
         self.env = dict(os.environ)
         self.host = None
@@ -198,7 +198,7 @@ def main():
     for doc in args.docs:
         doc_work = work / re.sub(r"[^A-Za-z0-9_.-]", "_", doc)
         make_sandbox(source, pathlib.Path(args.build), doc_build_dir, doc_work)
-        failures += DocRun(source, doc_work, doc, doc_build_dir, run_dev_exec).run()
+        failures += DocRun(source, doc_work, doc, run_dev_exec).run()
     if failures:
         print(f"\n{len(failures)} failure(s); the documents must run as written "
               f"(scratch folders kept in {work})")
