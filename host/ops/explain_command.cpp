@@ -10,6 +10,7 @@
 #include <vector>
 
 #include "k8s/pod.hpp"
+#include "ops/known_namespaces.hpp"
 #include "ops/ops_context.hpp"
 #include "ops/workload_parser.hpp"
 #include "scheduling/explain.hpp"
@@ -34,7 +35,13 @@ std::string read_text(std::istream& in, const std::string& origin) {
 std::unique_ptr<k8s::PodModel> pod_from_text(std::string_view text, const std::string& origin) {
   std::vector<WorkloadPod> pods;
   try {
-    pods = parse_workload(text, origin, 2);
+    pods = parse_workload(text, origin, 2, true);
+  } catch (const NotAPodError& e) {
+    const std::string kind = e.kind().empty() ? "an object without a kind" : "a " + e.kind();
+    throw OpsError(e.where() + ": explain takes one Pod, not " + kind +
+                   "; to place the pods of a workload, run hami-scheduler simulate --workload " +
+                   (origin == "standard input" ? std::string("FILE") : origin) +
+                   " (docs/simulate.md)");
   } catch (const WorkloadError& e) {
     throw OpsError(e.what());
   }
@@ -105,6 +112,10 @@ int run_explain(std::span<const std::string> args, std::istream& in, std::ostrea
     const auto ctx = OpsContext::open(options, logger);
     std::shared_ptr<const k8s::PodModel> pod;
     if (from_file) {
+      const hami_str ns = from_file->view().namespace_;
+      const std::string_view name(ns.ptr, ns.len);
+      if (!known_namespaces(ctx->cluster()).contains(name))
+        err << "explain: warning: " << missing_namespace_warning(name, 1) << "\n";
       pod = std::move(from_file);
     } else {
       const size_t slash = pod_name.find('/');

@@ -8,11 +8,13 @@
 // 1 the config, plugins, cluster or workload could not be used, 2 usage.
 #include <exception>
 #include <fstream>
+#include <map>
 #include <ostream>
 #include <span>
 #include <sstream>
 #include <string>
 
+#include "ops/known_namespaces.hpp"
 #include "ops/ops_context.hpp"
 #include "ops/simulate_report.hpp"
 #include "ops/simulate_run.hpp"
@@ -36,6 +38,19 @@ std::string read_workload(const std::string& path) {
   if (in.bad())
     throw WorkloadError(path + ": cannot read the workload");
   return text.str();
+}
+
+// One warning per namespace of the workload the cluster does not have.
+void warn_missing_namespaces(const cluster::ClusterState& cluster,
+                             std::span<const WorkloadPod> pods, std::ostream& err) {
+  const auto known = known_namespaces(cluster);
+  std::map<std::string_view, size_t> missing;
+  for (const WorkloadPod& pod : pods) {
+    if (!known.contains(pod.namespace_))
+      ++missing[pod.namespace_];
+  }
+  for (const auto& [ns, count] : missing)
+    err << "simulate: warning: " << missing_namespace_warning(ns, count) << "\n";
 }
 
 }  // namespace
@@ -76,6 +91,7 @@ int run_simulate_command(std::span<const std::string> args, std::ostream& out, s
     const std::vector<WorkloadPod> pods = parse_workload(read_workload(workload), workload);
     const log::Logger logger(log::Level::warn, log::Format::text, &err);
     const auto ctx = OpsContext::open(options, logger);
+    warn_missing_namespaces(ctx->cluster(), pods, err);
     const SimulationResult result = simulate(*ctx, pods, simulate_options);
     out << (output == "json" ? simulation_json(result, simulate_options.trace)
                              : simulation_text(result, simulate_options.trace));

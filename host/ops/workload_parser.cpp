@@ -29,7 +29,8 @@ std::string_view text_of(const Value* v) {
 
 class Expander {
  public:
-  Expander(std::string_view origin, size_t max_pods) : origin_(origin), max_pods_(max_pods) {}
+  Expander(std::string_view origin, size_t max_pods, bool pods_only)
+      : origin_(origin), max_pods_(max_pods), pods_only_(pods_only) {}
 
   // One parsed document.
   void document(const Value& doc, size_t index) {
@@ -73,6 +74,8 @@ class Expander {
         object(item, depth + 1);
       return;
     }
+    if (pods_only_ && kind != "Pod")
+      throw NotAPodError(where_ + " (" + what + ")", kind);
     if (kind == "Pod") {
       if (name.empty())
         fail(what, "metadata.name: a pod needs a name");
@@ -146,6 +149,7 @@ class Expander {
 
   std::string origin_;
   size_t max_pods_;
+  bool pods_only_;
   std::string where_;
   std::vector<WorkloadPod> pods_;
   std::set<std::pair<std::string, std::string>> names_;
@@ -154,7 +158,7 @@ class Expander {
 }  // namespace
 
 std::vector<WorkloadPod> parse_workload(std::string_view text, std::string_view origin,
-                                        size_t max_pods) {
+                                        size_t max_pods, bool pods_only) {
   const std::string where(origin);
   if (text.find('\0') != std::string_view::npos)
     throw WorkloadError(where + ": a NUL byte (neither JSON nor YAML text may contain one)");
@@ -164,7 +168,7 @@ std::vector<WorkloadPod> parse_workload(std::string_view text, std::string_view 
   } catch (const YAML::Exception& e) {
     throw WorkloadError(where + ": invalid YAML: " + e.what());
   }
-  Expander expander(origin, max_pods);
+  Expander expander(origin, max_pods, pods_only);
   // As the file backend: the JSON of all documents together is bounded, so
   // a few bytes of aliases cannot stand for gigabytes.
   size_t budget = 8 * text.size() + 1024 * 1024;

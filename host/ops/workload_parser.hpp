@@ -26,6 +26,7 @@
 #include <stdexcept>
 #include <string>
 #include <string_view>
+#include <utility>
 #include <vector>
 
 namespace hami::ops {
@@ -37,14 +38,34 @@ class WorkloadError : public std::runtime_error {
   using std::runtime_error::runtime_error;
 };
 
+// parse_workload with `pods_only`: an object that is not a Pod (nor a List
+// of them). `where` names the origin, document and object as other errors
+// do; `kind` is the object's kind ("" when it has none).
+class NotAPodError : public WorkloadError {
+ public:
+  NotAPodError(const std::string& where, std::string kind)
+      : WorkloadError(where + ": expected a Pod, not " +
+                      (kind.empty() ? std::string("an object without a kind") : "a " + kind)),
+        where_(where),
+        kind_(std::move(kind)) {}
+  const std::string& where() const { return where_; }
+  const std::string& kind() const { return kind_; }
+
+ private:
+  std::string where_;
+  std::string kind_;
+};
+
 struct WorkloadPod {
   std::string namespace_;
   std::string name;
   std::string json;  // the Pod object, compact, kind and apiVersion included
 };
 
-// `origin` names the text in messages (the file name).
+// `origin` names the text in messages (the file name). With `pods_only`,
+// only Pods (and Lists of them) are accepted: anything else throws
+// NotAPodError before any of its pods is made.
 std::vector<WorkloadPod> parse_workload(std::string_view text, std::string_view origin,
-                                        size_t max_pods = kMaxWorkloadPods);
+                                        size_t max_pods = kMaxWorkloadPods, bool pods_only = false);
 
 }  // namespace hami::ops

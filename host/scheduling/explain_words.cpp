@@ -89,6 +89,9 @@ std::string excluding_selector(const host::DeviceDescription& vendor, const hami
   return use_hit;
 }
 
+// A percent vendor's device registers 100 cores: all of it.
+constexpr int64_t kWholeDevicePercent = 100;
+
 std::string plural(int64_t n, std::string_view one, std::string_view many) {
   return std::to_string(n) + " " + std::string(n == 1 ? one : many);
 }
@@ -110,17 +113,24 @@ std::string device_detail(const host::DeviceDescription& vendor, const hami_pod_
     return "needs " + std::to_string(memory) + " MiB, " + std::to_string(free_memory) + " MiB free";
   };
   const auto core_words = [&] {
-    if (percent) {
+    if (percent && device.cores == kWholeDevicePercent) {
       return "needs " + std::to_string(cores) + " % cores, " + std::to_string(free_cores) +
              " % free";
     }
-    // The vendor turns the request into compute units by its own rules:
-    // the request as written, beside the device's units.
+    // The vendor turns the request into compute units by its own rules, or
+    // registers a core count although requests are percent (20 AI cores):
+    // the request as written, beside the device's own figures.
     return "cores: asks " + std::to_string(request.cores) + ", " + std::to_string(free_cores) +
-           " of " + std::to_string(device.cores) + " compute units free";
+           " of " + std::to_string(device.cores) + (percent ? " cores" : " compute units") +
+           " free";
   };
-  if (code.empty())
+  if (code.empty()) {
+    // A vendor naming no core resource does not meter cores: the pod asks
+    // for none and may use them all.
+    if (vendor.cores_resource.empty())
+      return memory_words() + "; cores not metered";
     return memory_words() + "; " + core_words();
+  }
   if (code == "CardInsufficientMemory") {
     memory_short = std::max<int64_t>(0, memory - free_memory);
     return memory_words();

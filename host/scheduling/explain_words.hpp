@@ -18,7 +18,9 @@ namespace hami::scheduling {
 
 // What one device of `vendor` lacks, or has, for one device of `request`:
 //   CardInsufficientMemory  "needs 8000 MiB, 6000 MiB free"
-//   CardInsufficientCore    "needs 30 % cores, 20 % free" (percent vendors),
+//   CardInsufficientCore    "needs 30 % cores, 20 % free" (percent vendors whose
+//                           devices register 100), "cores: asks 30, 12 of 20 cores
+//                           free" (percent requests, devices registering a count),
 //                           "cores: asks 100, 152 of 304 compute units free"
 //   ExclusiveDeviceAllocateConflict
 //                           "exclusive: 1 pod already on it"
@@ -27,7 +29,8 @@ namespace hami::scheduling {
 //   CardUuidMismatch        "id GPU-… excluded by nvidia.com/nouse-gpuuuid=GPU-…"
 //   CardNotHealth, CardCordoned, CardComputeUnitsExhausted, ResourceQuotaNotFit
 //                           a sentence each
-//   "" (fits)               "needs 8000 MiB, 40960 MiB free; needs 30 % cores, 100 % free"
+//   "" (fits)               "needs 8000 MiB, 40960 MiB free; needs 30 % cores, 100 % free",
+//                           "…; cores not metered" for a vendor naming no core resource
 // and for any other code the code itself. `memory_short` is set to the MiB
 // the device lacks for CardInsufficientMemory, else 0.
 std::string device_detail(const host::DeviceDescription& vendor, const hami_pod_view& pod,

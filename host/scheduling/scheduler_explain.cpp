@@ -201,8 +201,9 @@ void describe_misfit(NodeExplanation& n, const PodRequests& requests,
           continue;
         const std::string& word = plugins[vr.vendor].description().vendor;
         if (have == 0) {
-          n.category = "no GPU registered";
+          // The node may have GPUs of another vendor.
           n.detail = "no " + word + " device registered";
+          n.category = n.detail;
         } else {
           n.category = "too few devices";
           n.detail = "needs " + std::to_string(vr.request.count) + " " + word + " devices, " +

@@ -79,12 +79,73 @@ TEST_F(ExplainCommand, PodFileAndStandardInputAsText) {
   EXPECT_EQ(r.exit_code, 0) << r.err;
   EXPECT_EQ(r.out.substr(0, r.out.find("\n\n")),
             "pod ml/big  node policy binpack  gpu policy spread\n"
-            "0 of 6 nodes: 4 insufficient memory (best: gpu-a100-0 GPU 1, short by 9040 MiB), 2 "
-            "no GPU registered");
+            "0 of 6 nodes: 4 insufficient memory (best: gpu-a100-0 GPU 1, short by 9040 MiB), 1 "
+            "no GPU registered, 1 no NVIDIA device registered");
   const auto piped = run(
       {"/bin/sh", "-c", "'" + kBinary + "' explain --config '" + config + "' - < '" + file + "'"});
   EXPECT_EQ(piped.exit_code, 0) << piped.err;
   EXPECT_EQ(piped.out, r.out);
+}
+
+// explain takes one Pod; a workload object is pointed to simulate.
+TEST_F(ExplainCommand, AWorkloadObjectIsPointedToSimulate) {
+  const auto file = write("deploy.yaml",
+                          "apiVersion: apps/v1\nkind: Deployment\nmetadata: {name: d, namespace: "
+                          "ml}\nspec:\n  replicas: 3\n  template:\n    spec:\n      containers:\n"
+                          "      - {name: c, resources: {limits: {nvidia.com/gpu: 1}}}\n");
+  const auto r = run({kBinary, "explain", "--config", config, file});
+  EXPECT_EQ(r.exit_code, 1);
+  EXPECT_EQ(r.out, "");
+  EXPECT_EQ(r.err, "explain: " + file +
+                       ": document 1 (Deployment d): explain takes one Pod, not a Deployment; to "
+                       "place the pods of a workload, run hami-scheduler simulate --workload " +
+                       file + " (docs/simulate.md)\n");
+}
+
+// Kubernetes refuses a pod in a namespace that does not exist: explained
+// all the same, with a warning.
+TEST_F(ExplainCommand, ANamespaceTheClusterDoesNotHaveIsWarned) {
+  const std::string pod =
+      "kind: Pod\nmetadata: {name: p, namespace: NS}\nspec:\n  containers:\n"
+      "  - {name: c, resources: {limits: {nvidia.com/gpu: 1}}}\n";
+  const auto missing =
+      run({kBinary, "explain", "--config", config,
+           write("missing.yaml", std::string(pod).replace(pod.find("NS"), 2, "nope"))});
+  EXPECT_EQ(missing.exit_code, 0) << missing.err;
+  EXPECT_EQ(missing.err,
+            "explain: warning: namespace \"nope\" does not exist in the cluster: Kubernetes would "
+            "refuse the pod; it is scheduled as if the namespace existed\n");
+  EXPECT_EQ(missing.out.substr(0, missing.out.find('\n')),
+            "pod nope/p  node policy binpack  gpu policy spread");
+  const auto known = run({kBinary, "explain", "--config", config,
+                          write("known.yaml", std::string(pod).replace(pod.find("NS"), 2, "ml"))});
+  EXPECT_EQ(known.exit_code, 0) << known.err;
+  EXPECT_EQ(known.err, "");
+}
+
+// A vendor naming no core resource (Vastai) does not meter cores; Ascend's
+// devices register 20 AI cores, not percent.
+TEST_F(ExplainCommand, CoreWordsOfVendorsWithoutPercentDevices) {
+  const std::vector<std::string> vendors = {"--config", kSourceDir + "/config/vendors.yaml",
+                                            "--plugin-dir", kPluginDir};
+  auto args = std::vector<std::string>{kBinary, "explain"};
+  args.insert(args.end(), vendors.begin(), vendors.end());
+  auto va = args;
+  va.insert(va.end(), {"--pod", "ml/demo-va"});
+  const auto vastai = run(va);
+  EXPECT_EQ(vastai.exit_code, 0) << vastai.err;
+  EXPECT_NE(vastai.out.find("  0    va0-die0  yes             needs 16384 MiB, 16384 MiB free; "
+                            "cores not metered\n"),
+            std::string::npos)
+      << vastai.out;
+  auto npu = args;
+  npu.insert(npu.end(), {"--pod", "ml/demo-npu"});
+  const auto ascend = run(npu);
+  EXPECT_EQ(ascend.exit_code, 0) << ascend.err;
+  EXPECT_NE(ascend.out.find("  1    NPU-910B3-1  yes             needs 16384 MiB, 65536 MiB free; "
+                            "cores: asks 0, 20 of 20 cores free\n"),
+            std::string::npos)
+      << ascend.out;
 }
 
 TEST_F(ExplainCommand, UsageAndErrors) {

@@ -107,6 +107,19 @@ TEST(Simulate, WorkloadPodsNamedLikePodsOfTheClusterAreRefused) {
             "what they hold: rename them in the workload\n");
 }
 
+// Kubernetes refuses pods in a namespace that does not exist: simulated
+// all the same, with one warning per namespace.
+TEST(Simulate, NamespacesTheClusterDoesNotHaveAreWarned) {
+  const auto run =
+      run_command("simulate", with(demo_args("dev", "demo-cluster"),
+                                   {"--workload", data_path("missing-namespace-workload.yaml")}));
+  EXPECT_EQ(run.code, 0);
+  EXPECT_EQ(run.err,
+            "simulate: warning: namespace \"nope\" does not exist in the cluster: Kubernetes "
+            "would refuse the 2 pods; they are scheduled as if the namespace existed\n");
+  EXPECT_NE(run.out.find("placed                   3\n"), std::string::npos) << run.out;
+}
+
 TEST(Simulate, RunsAreRepeatableAndIndependentPerPair) {
   // The same pair twice gives the same column: each pair starts from a
   // fresh copy of the cluster.
