@@ -52,6 +52,28 @@ struct ContainerOutcome {
 void build_holds(uint32_t v, const NodeHolds* holds, const std::vector<DeviceUse>& use,
                  FitScratch& scratch) {
   const size_t n = scratch.order.size();
+  const bool data_held =
+      holds != nullptr && v < holds->size() &&
+      std::any_of((*holds)[v].begin(), (*holds)[v].end(), [](const auto& h) { return !h.empty(); });
+  const bool own_held = std::any_of(scratch.own_holds.begin(), scratch.own_holds.end(),
+                                    [&](const auto& e) { return std::get<0>(e) == v; });
+  if (!data_held && !own_held) {
+    // The common case (no device of the vendor holds pick data on this
+    // node): every device gets the shared run of empty items.
+    scratch.holds.resize(n);
+    size_t most_empty = 0;
+    for (size_t t = 0; t < n; ++t) {
+      const size_t k = scratch.order[t];
+      const int32_t empty = k < use.size() ? use[k].empty_holds : 0;
+      scratch.holds[t].len = empty > 0 ? static_cast<size_t>(empty) : 0;
+      most_empty = std::max(most_empty, scratch.holds[t].len);
+    }
+    if (scratch.empty_items.size() < most_empty)
+      scratch.empty_items.resize(most_empty, hami_str{"", 0});
+    for (hami_holds& h : scratch.holds)
+      h.items = h.len > 0 ? scratch.empty_items.data() : nullptr;
+    return;
+  }
   scratch.holds.assign(n, hami_holds{nullptr, 0});
   scratch.hold_items.clear();
   std::vector<size_t>& starts = scratch.order_starts;
