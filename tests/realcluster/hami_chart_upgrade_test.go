@@ -17,11 +17,38 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 )
 
-// HAMi v2.10.0's chart, charts/hami of Project-HAMi/HAMi at tag v2.10.0
-// (commit 4707fb02c91c545bc7343ce26dba4c32919f9a3e), the version
-// docs/migrating-from-hami.md names; testdata/hami-v2.10.0/LICENSE is HAMi's.
-func hamiChartDir() string {
-	return filepath.Join(cluster.repo, "tests", "realcluster", "testdata", "hami-v2.10.0", "hami")
+// hamiChartDir is the chart the test installs for the guide's
+// hami-charts/hami.
+//
+// By default, testdata/hami-layout-chart: a small stand-in written for this
+// suite, not HAMi's chart. It mirrors the value layout of HAMi v2.10's chart
+// as far as the guide's commands reach (the release hami in kube-system; the
+// Deployment hami-scheduler with its kube-scheduler and
+// vgpu-scheduler-extender containers, the extender's image from
+// scheduler.extender.image.{registry,repository,tag} with the
+// global.imageRegistry and global.imageTag fall-backs; the ConfigMaps
+// hami-scheduler, hami-scheduler-device and hami-device-plugin, the
+// MutatingWebhookConfiguration hami-webhook, the DaemonSet
+// hami-device-plugin and the Service hami-scheduler). This is what CI runs:
+// it proves what Helm does with the guide's commands on that layout, not
+// what HAMi's own templates render.
+//
+// With HAMI_CHART_DIR set to an absolute path of a checkout of HAMi's
+// charts/hami (tag v2.10.0, the version the guide names), the test installs
+// that chart instead, so the same checks run against HAMi's own templates.
+func hamiChartDir(t *testing.T) string {
+	t.Helper()
+	dir := os.Getenv("HAMI_CHART_DIR")
+	if dir == "" {
+		return filepath.Join(cluster.repo, "tests", "realcluster", "testdata", "hami-layout-chart")
+	}
+	if !filepath.IsAbs(dir) {
+		t.Fatalf("HAMI_CHART_DIR=%s: want an absolute path to HAMi's charts/hami", dir)
+	}
+	if _, err := os.Stat(filepath.Join(dir, "Chart.yaml")); err != nil {
+		t.Fatalf("HAMI_CHART_DIR=%s is not a chart (HAMi's charts/hami): %v", dir, err)
+	}
+	return dir
 }
 
 const (
@@ -69,10 +96,11 @@ func guideCommand(t *testing.T, prefix string, contains ...string) []string {
 }
 
 // hamiHelm runs a helm command line as the guide writes it, with the suite's
-// Helm, the vendored chart for hami-charts/hami and the admin kubeconfig,
-// and returns its standard output.
-// Meanwhile it plays the Job controller for the chart's hook Jobs (HAMi's
-// kube-webhook-certgen; no kubelet runs them here), which Helm waits for.
+// Helm, hamiChartDir for hami-charts/hami and the admin kubeconfig, and
+// returns its standard output.
+// Meanwhile it plays the Job controller for the chart's hook Jobs, which
+// Helm waits for: the stand-in has none, HAMi's chart (HAMI_CHART_DIR) runs
+// kube-webhook-certgen in them, and no kubelet runs them here.
 func hamiHelm(t *testing.T, home string, argv ...string) string {
 	t.Helper()
 	if argv[0] != "helm" {
@@ -81,7 +109,7 @@ func hamiHelm(t *testing.T, home string, argv ...string) string {
 	args := append([]string(nil), argv[1:]...)
 	for i, a := range args {
 		if a == hamiChartInGuides {
-			args[i] = hamiChartDir()
+			args[i] = hamiChartDir(t)
 		}
 	}
 	vars, err := readEnvFile(filepath.Join(cluster.kubeDir, "env"))
@@ -223,10 +251,15 @@ func expectHAMiObjects(t *testing.T, step string, got, base hamiObjects, image s
 }
 
 // docs/migrating-from-hami.md, §1 step 4 and "Rolling back", run as written
-// with the real Helm against HAMi v2.10.0's chart: the upgrade swaps the
-// extender's image and nothing else, the rollback brings HAMi's image back
-// and nothing else changes, and an upgrade without the image values (what
-// the guide once called rolling back) keeps this host's image.
+// with the real Helm against a chart with HAMi v2.10's value layout (the
+// stand-in of hamiChartDir; HAMi's own chart with HAMI_CHART_DIR): the
+// upgrade swaps the extender's image and nothing else, the rollback brings
+// HAMi's image back and nothing else changes, and an upgrade without the
+// image values (what the guide once called rolling back) keeps this host's
+// image.
+//
+//	HAMI_CHART_DIR=/abs/path/to/HAMi/charts/hami bash tests/realcluster/run.sh \
+//	  -run TestHAMiChartUpgradeAndRollbackAsDocumented
 func TestHAMiChartUpgradeAndRollbackAsDocumented(t *testing.T) {
 	upgrade := guideCommand(t, "helm upgrade "+hamiRelease+" "+hamiChartInGuides,
 		"--reuse-values", "scheduler.extender.image.tag=")
@@ -236,7 +269,9 @@ func TestHAMiChartUpgradeAndRollbackAsDocumented(t *testing.T) {
 	// The suite's deployments of this repository's chart (release
 	// hami-scheduler) leave RBAC objects named as HAMi's release hami names
 	// its own (packaging/README.md, "Beside a HAMi install"); Helm refuses to
-	// adopt them. Later deployments apply theirs again.
+	// adopt them. Later deployments apply theirs again. The stand-in has no
+	// RBAC objects; any object of the suite named as one of its own goes
+	// the same way.
 	rendered := hamiHelm(t, home, "helm", "template", hamiRelease, hamiChartInGuides, "-n", namespace)
 	objects, err := decodeObjects([]byte(rendered))
 	if err != nil {
@@ -244,13 +279,15 @@ func TestHAMiChartUpgradeAndRollbackAsDocumented(t *testing.T) {
 	}
 	deleteObjects(t, newMapper(t), objects)
 
+	t.Logf("the chart for %s: %s", hamiChartInGuides, hamiChartDir(t))
 	hamiHelm(t, home, "helm", "install", hamiRelease, hamiChartInGuides, "-n", namespace)
 	t.Cleanup(func() {
 		hamiHelm(t, home, "helm", "uninstall", hamiRelease, "-n", namespace, "--no-hooks")
 	})
 	installed := readHAMiObjects(t)
 	if installed.extenderImage != hamiImage {
-		t.Fatalf("HAMi's chart installed the extender image %q, want %q", installed.extenderImage, hamiImage)
+		t.Fatalf("the chart installed the extender image %q, want %q (the guide's; HAMI_CHART_DIR: HAMi's charts/hami at v2.10.0)",
+			installed.extenderImage, hamiImage)
 	}
 
 	hamiHelm(t, home, upgrade...)
