@@ -15,6 +15,7 @@
 #include <vector>
 
 #include "cluster/file_cluster.hpp"
+#include "nvidia_plugins.hpp"
 #include "plugins/host_services.hpp"
 #include "plugins/plugin_registry.hpp"
 #include "scheduling/explain.hpp"
@@ -26,19 +27,12 @@ namespace {
 using namespace hami;
 
 struct World {
-  host::HostServices services{[](int32_t, std::string_view, std::string_view) {},
-                              [] { return int64_t{1'750'000'000}; }};
-  host::PluginRegistry registry;
+  bench::NvidiaPlugins plugins{HAMI_BENCH_PLUGIN_DIR};
   std::unique_ptr<cluster::FileClusterState> cluster;
   std::unique_ptr<scheduling::Scheduler> scheduler;
   std::unique_ptr<k8s::PodModel> pod;
 
   explicit World(int nodes) {
-    registry = host::PluginRegistry::load(
-        {HAMI_BENCH_PLUGIN_DIR, true},
-        {{"nvidia", "nvidia.so", HAMI_KIND_DEVICE, "{}"},
-         {"hami-policies", "hami-policies.so", HAMI_KIND_SCHEDULING, "{}"}},
-        services);
     std::string list = R"({"kind":"List","items":[)";
     for (int n = 0; n < nodes; ++n)
       list += (n > 0 ? "," : "") + bench::gpu_node_json(n);
@@ -54,8 +48,8 @@ struct World {
     cluster = cluster::FileClusterState::from_text(list, "bench");
     scheduling::SchedulerOptions options;
     options.clock = [] { return int64_t{1'750'000'000}; };
-    scheduler = std::make_unique<scheduling::Scheduler>(*cluster, registry.devices(),
-                                                        registry.scheduling(), std::move(options));
+    scheduler = std::make_unique<scheduling::Scheduler>(
+        *cluster, plugins.registry.devices(), plugins.registry.scheduling(), std::move(options));
     rapidjson::Document doc;
     doc.Parse(
         R"({"metadata":{"name":"ask","namespace":"ml","uid":"uid-ask"},"spec":{"containers":[)"

@@ -38,6 +38,7 @@
 
 #include "cluster/file_cluster.hpp"
 #include "extender/extender_service.hpp"
+#include "nvidia_plugins.hpp"
 #include "plugins/host_services.hpp"
 #include "plugins/plugin_registry.hpp"
 #include "production_webhook.hpp"
@@ -75,25 +76,18 @@ std::string cluster_text() {
 // The scheduler on the synthetic cluster, as the host wires it with
 // nvidia.so and hami-policies.so, its filter on the calling thread only.
 struct World {
-  host::HostServices services{[](int32_t, std::string_view, std::string_view) {},
-                              [] { return int64_t{1'750'000'000}; }};
-  host::PluginRegistry registry;
+  bench::NvidiaPlugins plugins{HAMI_BENCH_PLUGIN_DIR};
   std::unique_ptr<cluster::FileClusterState> cluster;
   std::unique_ptr<scheduling::Scheduler> scheduler;
   std::unique_ptr<extender::ExtenderService> extender;
 
   World() {
-    registry = host::PluginRegistry::load(
-        {HAMI_BENCH_PLUGIN_DIR, true},
-        {{"nvidia", "nvidia.so", HAMI_KIND_DEVICE, "{}"},
-         {"hami-policies", "hami-policies.so", HAMI_KIND_SCHEDULING, "{}"}},
-        services);
     cluster = cluster::FileClusterState::from_text(cluster_text(), "perf-guard");
     scheduling::SchedulerOptions options;
     options.clock = [] { return int64_t{1'750'000'000}; };
     options.filter_workers = 0;
-    scheduler = std::make_unique<scheduling::Scheduler>(*cluster, registry.devices(),
-                                                        registry.scheduling(), std::move(options));
+    scheduler = std::make_unique<scheduling::Scheduler>(
+        *cluster, plugins.registry.devices(), plugins.registry.scheduling(), std::move(options));
     extender = std::make_unique<extender::ExtenderService>(*scheduler);
   }
   World(const World&) = delete;

@@ -29,6 +29,7 @@
 #include "cluster/file_cluster.hpp"
 #include "extender/extender_codec.hpp"
 #include "extender/extender_service.hpp"
+#include "nvidia_plugins.hpp"
 #include "plugins/host_services.hpp"
 #include "plugins/plugin_registry.hpp"
 #include "scheduling/scheduler.hpp"
@@ -117,9 +118,7 @@ class StreamingCluster final : public cluster::ClusterState {
 };
 
 struct Setup {
-  host::HostServices services{[](int32_t, std::string_view, std::string_view) {},
-                              [] { return int64_t{1'750'000'000}; }};
-  host::PluginRegistry registry;
+  bench::NvidiaPlugins plugins{HAMI_BENCH_PLUGIN_DIR};
   std::unique_ptr<StreamingCluster> cluster;
   std::unique_ptr<scheduling::Scheduler> scheduler;
   std::vector<std::string> names;
@@ -127,11 +126,6 @@ struct Setup {
   size_t ledger_bytes = 0;
 
   explicit Setup(int nodes) {
-    registry = host::PluginRegistry::load(
-        {HAMI_BENCH_PLUGIN_DIR, true},
-        {{"nvidia", "nvidia.so", HAMI_KIND_DEVICE, "{}"},
-         {"hami-policies", "hami-policies.so", HAMI_KIND_SCHEDULING, "{}"}},
-        services);
     cluster = std::make_unique<StreamingCluster>(nodes);
     for (int n = 0; n < nodes; ++n)
       names.push_back(bench::gpu_node_name(n));
@@ -143,8 +137,8 @@ struct Setup {
     if (const char* workers = std::getenv("HAMI_BENCH_FILTER_WORKERS")) {
       options.filter_workers = static_cast<size_t>(std::strtoul(workers, nullptr, 10));
     }
-    scheduler = std::make_unique<scheduling::Scheduler>(*cluster, registry.devices(),
-                                                        registry.scheduling(), options);
+    scheduler = std::make_unique<scheduling::Scheduler>(*cluster, plugins.registry.devices(),
+                                                        plugins.registry.scheduling(), options);
     rss_delta = rss_bytes() - before;
     ledger_bytes = scheduler->ledger().read()->approximate_bytes();
   }
@@ -211,9 +205,7 @@ BENCHMARK(BM_FilterRoute)->Arg(1000)->Arg(5000)->Unit(benchmark::kMicrosecond);
 // full Node objects (5.4 MB) or their names. The nodes are also loaded into
 // the file backend, as the NodeNames case needs them cached.
 struct BodySetup {
-  host::HostServices services{[](int32_t, std::string_view, std::string_view) {},
-                              [] { return int64_t{1'750'000'000}; }};
-  host::PluginRegistry registry;
+  bench::NvidiaPlugins plugins{HAMI_BENCH_PLUGIN_DIR};
   std::unique_ptr<cluster::FileClusterState> cluster;
   std::unique_ptr<scheduling::Scheduler> scheduler;
   std::string full;
@@ -227,11 +219,6 @@ struct BodySetup {
     names = read(dir + "extender-1000-names.json");
     if (full.empty() || names.empty())
       return;
-    registry = host::PluginRegistry::load(
-        {HAMI_BENCH_PLUGIN_DIR, true},
-        {{"nvidia", "nvidia.so", HAMI_KIND_DEVICE, "{}"},
-         {"hami-policies", "hami-policies.so", HAMI_KIND_SCHEDULING, "{}"}},
-        services);
     rapidjson::Document doc;
     doc.Parse(full.c_str());
     rapidjson::Document list(rapidjson::kObjectType);
@@ -244,8 +231,8 @@ struct BodySetup {
     cluster = cluster::FileClusterState::from_text(buffer.GetString(), "extender-1000.json");
     scheduling::SchedulerOptions options;
     options.initial_health_check = false;
-    scheduler = std::make_unique<scheduling::Scheduler>(*cluster, registry.devices(),
-                                                        registry.scheduling(), options);
+    scheduler = std::make_unique<scheduling::Scheduler>(*cluster, plugins.registry.devices(),
+                                                        plugins.registry.scheduling(), options);
     ok = true;
   }
 
