@@ -339,6 +339,25 @@ TEST(CambriconNode, MalformedCapacityIsRefused) {
   full.capacity(kCores, "100");
   full.capacity(kMemory, "8388607");
   EXPECT_EQ(dut.plugin().decode_node(full.view()).devices.at(0).memory_mib, 2147483392);
+  // Exactly INT32_MAX MiB per MLU: 87073751 × 25600 / 1038 vcore, floored;
+  // one unit more is 2147483671.
+  NodeFixture exact("n4");
+  exact.capacity(kCores, "1038");
+  exact.capacity(kMemory, "87073751");
+  const NodeInventory at_max = dut.plugin().decode_node(exact.view());
+  ASSERT_EQ(at_max.devices.size(), 11u);
+  EXPECT_EQ(at_max.devices[10].memory_mib, 2147483647);
+  NodeFixture over("n5");
+  over.capacity(kCores, "1038");
+  over.capacity(kMemory, "87073752");
+  try {
+    static_cast<void>(dut.plugin().decode_node(over.view()));
+    ADD_FAILURE() << "accepted 2147483671 MiB per MLU";
+  } catch (const CallError& e) {
+    EXPECT_EQ(std::string(e.what()),
+              "cambricon.decode_node: invalid cambricon.com/mlu.smlu.vmemory capacity 87073752: "
+              "more than 2147483647 MiB per MLU");
+  }
 }
 
 TEST(CambriconNode, CheckHealthIsAlwaysHealthyAndNothingIsCleaned) {

@@ -135,6 +135,24 @@ TEST_F(NvidiaMigFit, TestCanPlaceMigProfilesA100) {
   EXPECT_EQ(fourth_2g.reason, "1/1 CardMigTopologyInfeasible");
 }
 
+TEST_F(NvidiaMigFit, TheSmallestProfileCoveringTheMemoryAtItsBoundary) {
+  // 1g.5gb offers 5120 MiB: exactly that takes it, one MiB more the 2g.10gb.
+  const MigFitOutcome exact = run({a100("GPU-a")}, make_request(1, 5120, 0, 0));
+  ASSERT_TRUE(exact.fits) << exact.reason;
+  EXPECT_EQ(exact.data, std::vector<std::string>{"6,1,6:1g.5gb"});
+  EXPECT_EQ(exact.picks[0].memory_mib, 5120);
+  const MigFitOutcome over = run({a100("GPU-a")}, make_request(1, 5121, 0, 0));
+  ASSERT_TRUE(over.fits) << over.reason;
+  EXPECT_EQ(over.data, std::vector<std::string>{"0,2,7:2g.10gb"});
+  EXPECT_EQ(over.picks[0].memory_mib, 10240);
+  // The largest profile, 3g.20gb: 20480 MiB fit it, 20481 no profile.
+  const MigFitOutcome largest = run({a100("GPU-a")}, make_request(1, 20480, 0, 0));
+  ASSERT_TRUE(largest.fits) << largest.reason;
+  EXPECT_EQ(largest.picks[0].memory_mib, 20480);
+  EXPECT_EQ(run({a100("GPU-a")}, make_request(1, 20481, 0, 0)).reason,
+            "1/1 CardMigTopologyInfeasible");
+}
+
 TEST_F(NvidiaMigFit, ProfilesAreTriedByMemoryThenSliceCount) {
   // Equal memory: fewer slices first, whatever the registration order.
   const OfferedDevice tie = offered(
