@@ -43,6 +43,13 @@ amd=plugins/devices/amd/amd_fit.cpp
 nodefit=host/scheduling/node_fit.cpp
 sq=host/scheduling/quota_limits.cpp
 aq=host/admission/quota.cpp
+aqh=host/admission/quota.hpp
+card=plugins/devices/common/card_checks.cpp
+sf=plugins/devices/common/share_fit.cpp
+asc=plugins/devices/ascend/ascend_fit.cpp
+va=plugins/devices/vastai/vastai_fit.cpp
+cam=plugins/devices/cambricon/cambricon_node.cpp
+mig=plugins/devices/nvidia/mig_topology.cpp
 
 # NVIDIA fit (HAMi §5.5).
 mutant NV-MEM-OVER "$nv" \
@@ -125,63 +132,190 @@ mutant AMD-CU-MAX "$amd" \
 mutant AMD-CU-WHOLE "$amd" \
   'cores = d.cores;' \
   'cores = d.cores - 1;'
-mutant AMD-SLOT-OVER "$amd" \
-  'if (d.count <= u.used) {' \
-  'if (d.count < u.used) {'
-mutant AMD-SLOT-EXACT "$amd" \
-  'if (d.count <= u.used) {' \
-  'if (d.count <= u.used + 1) {'
 mutant AMD-MUTEX "$amd" \
   'if (mutex && u.used != 0) {' \
   'if (mutex && u.used > 1) {'
 
-# Device count against the node (HAMi §5.3, NodeInsufficientDevice), both vendors.
-mutant NODE-COUNT-OVER "$nodefit" \
-  'if (static_cast<size_t>(vr.request.count) > n) {' \
-  'if (static_cast<size_t>(vr.request.count) > n + 1) {'
-mutant NODE-COUNT-EXACT "$nodefit" \
-  'if (static_cast<size_t>(vr.request.count) > n) {' \
-  'if (static_cast<size_t>(vr.request.count) >= n) {'
+# The split count every vendor but NVIDIA checks (S-FIT step 4, CardTimeSlicingExhausted).
+mutant CARD-SLOT-OVER "$card" \
+  'if (d.count <= u.used)' \
+  'if (d.count < u.used)'
+mutant CARD-SLOT-EXACT "$card" \
+  'if (d.count <= u.used)' \
+  'if (d.count <= u.used + 1)'
 
-# Namespace quota inside the scheduler's fit (HAMi §7.3).
-mutant SQ-MEM-OVER "$sq" \
-  'if (platform::saturating_add(used.memory_mib, memory_mib) > limit)' \
-  'if (platform::saturating_add(used.memory_mib, memory_mib) > limit + 1)'
-mutant SQ-MEM-EXACT "$sq" \
-  'if (platform::saturating_add(used.memory_mib, memory_mib) > limit)' \
-  'if (platform::saturating_add(used.memory_mib, memory_mib) >= limit)'
-mutant SQ-MEM-ZERO "$sq" \
-  'if (limits.memory_mib) {' \
-  'if (limits.memory_mib && *limits.memory_mib > 0) {'
-mutant SQ-MEM-FACTOR "$sq" \
-  'memory_factor > 1 ? memory_factor : 1)' \
-  'memory_factor > 2 ? memory_factor : 1)'
-mutant SQ-CORES-OVER "$sq" \
-  'saturating_add(used.cores, cores) > *limits.cores)' \
-  'saturating_add(used.cores, cores) > *limits.cores + 1)'
-mutant SQ-CORES-EXACT "$sq" \
-  'saturating_add(used.cores, cores) > *limits.cores)' \
-  'saturating_add(used.cores, cores) >= *limits.cores)'
-mutant SQ-CORES-ZERO "$sq" \
-  'if (limits.cores && platform::saturating_add' \
-  'if (limits.cores && *limits.cores > 0 && platform::saturating_add'
+# The share-fit of Hygon, Iluvatar, Cambricon and (steps 1-5) Biren (vendors §0.4).
+mutant SF-MEM-OVER "$sf" \
+  'if (d.memory_mib - u.used_memory_mib < memory) {' \
+  'if (d.memory_mib - u.used_memory_mib < memory - 1) {'
+mutant SF-MEM-EXACT "$sf" \
+  'if (d.memory_mib - u.used_memory_mib < memory) {' \
+  'if (d.memory_mib - u.used_memory_mib <= memory) {'
+mutant SF-PCT-LESS "$sf" \
+  'd.memory_mib * req.memory_percent / 100;' \
+  'd.memory_mib * req.memory_percent / 100 - 1;'
+mutant SF-PCT-CEIL "$sf" \
+  'd.memory_mib * req.memory_percent / 100;' \
+  '(d.memory_mib * req.memory_percent + 99) / 100;'
+mutant SF-MEM-BEFORE-PCT "$sf" \
+  'memory = req.memory_mib > 0 ?' \
+  'memory = req.memory_mib > 1 ?'
+mutant SF-CORE-OVER "$sf" \
+  'if (d.cores - u.used_cores < cores) {' \
+  'if (d.cores - u.used_cores < cores - 1) {'
+mutant SF-CORE-EXACT "$sf" \
+  'if (d.cores - u.used_cores < cores) {' \
+  'if (d.cores - u.used_cores <= cores) {'
+mutant SF-CORE-CLAMP "$sf" \
+  'std::min(req.cores, 100)' \
+  'std::min(req.cores, 101)'
+mutant SF-EXCL-USED "$sf" \
+  'd.cores == 100 && cores == 100 && u.used > 0' \
+  'd.cores == 100 && cores == 100 && u.used > 1'
+mutant SF-EXCL-CORES "$sf" \
+  'd.cores == 100 && cores == 100 && u.used > 0' \
+  'd.cores == 100 && cores >= 99 && u.used > 0'
+mutant SF-SATURATED "$sf" \
+  'u.used_cores == d.cores && cores == 0' \
+  'u.used_cores >= d.cores - 1 && cores == 0'
+mutant SF-NO-CORES "$sf" \
+  'if (d.cores != 0 && u.used_cores' \
+  'if (d.cores >= 0 && u.used_cores'
+mutant SF-MUTEX "$sf" \
+  'if (mutex && u.used > 0) {' \
+  'if (mutex && u.used > 1) {'
+mutant SF-QUOTA-MEM "$sf" \
+  'quota->allows(quota->ctx, picked_memory + memory, picked_cores + cores)' \
+  'quota->allows(quota->ctx, picked_memory + memory - 1, picked_cores + cores)'
+mutant SF-QUOTA-CORES "$sf" \
+  'quota->allows(quota->ctx, picked_memory + memory, picked_cores + cores)' \
+  'quota->allows(quota->ctx, picked_memory + memory, picked_cores + cores - 1)'
+
+# Ascend fit (vendors §1.5): the share-fit with soft-split cores, module
+# pairs and NetworkID groups.
+mutant ASC-MEM-OVER "$asc" \
+  'if (d.memory_mib - u.used_memory_mib < memory) {' \
+  'if (d.memory_mib - u.used_memory_mib < memory - 1) {'
+mutant ASC-MEM-EXACT "$asc" \
+  'if (d.memory_mib - u.used_memory_mib < memory) {' \
+  'if (d.memory_mib - u.used_memory_mib <= memory) {'
+mutant ASC-PCT-LESS "$asc" \
+  'd.memory_mib * req.memory_percent / 100 : 0;' \
+  'd.memory_mib * req.memory_percent / 100 - 1 : 0;'
+mutant ASC-PCT-CEIL "$asc" \
+  'd.memory_mib * req.memory_percent / 100 : 0;' \
+  '(d.memory_mib * req.memory_percent + 99) / 100 : 0;'
+mutant ASC-PCT-UNSET "$asc" \
+  'req.memory_percent != 101 ?' \
+  'req.memory_percent != 100 ?'
+mutant ASC-MEM-BEFORE-PCT "$asc" \
+  'if (memory <= 0)' \
+  'if (memory <= 1)'
+mutant ASC-CORE-OVER "$asc" \
+  'if (total - u.used_cores < cores) {' \
+  'if (total - u.used_cores < cores - 1) {'
+mutant ASC-CORE-EXACT "$asc" \
+  'if (total - u.used_cores < cores) {' \
+  'if (total - u.used_cores <= cores) {'
+mutant ASC-CORE-CLAMP "$asc" \
+  'std::min(req.cores, 100)' \
+  'std::min(req.cores, 101)'
+mutant ASC-SOFT-TOTAL "$asc" \
+  'soft ? 100 : d.cores' \
+  'soft ? 101 : d.cores'
+mutant ASC-EXCL-USED "$asc" \
+  'total == 100 && cores == 100 && u.used > 0' \
+  'total == 100 && cores == 100 && u.used > 1'
+mutant ASC-EXCL-CORES "$asc" \
+  'total == 100 && cores == 100 && u.used > 0' \
+  'total == 100 && cores >= 99 && u.used > 0'
+mutant ASC-SATURATED "$asc" \
+  'u.used_cores == total && cores == 0' \
+  'u.used_cores >= total - 1 && cores == 0'
+mutant ASC-NO-CORES "$asc" \
+  'if (total != 0 && u.used_cores' \
+  'if (total >= 0 && u.used_cores'
+mutant ASC-MUTEX "$asc" \
+  'if (mutex && u.used > 0) {' \
+  'if (mutex && u.used > 1) {'
+mutant ASC-PAIR "$asc" \
+  'if (module.size() == 2)' \
+  'if (module.size() >= 1)'
+mutant ASC-PAIRS-ONLY-MULTI "$asc" \
+  'rules.module_pairs && need > 1' \
+  'rules.module_pairs && need > 0'
+mutant ASC-TOPO-ENOUGH "$asc" \
+  'if (need_topology && candidates.size() >= need) {' \
+  'if (need_topology && candidates.size() > need) {'
+mutant ASC-TOPO-ONE "$asc" \
+  'if (need == 1)' \
+  'if (need == 2)'
+
+# Vastai fit (vendors §11.5): the mutex and die mode.
+mutant VA-MUTEX "$va" \
+  'if (u.used > 0 || (die_mode' \
+  'if (u.used > 1 || (die_mode'
+mutant VA-OCCUPIED "$va" \
+  'if (in.devices[i].used > 0 && dies[i].card())' \
+  'if (in.devices[i].used > 1 && dies[i].card())'
+mutant VA-CARD-STOP "$va" \
+  'if (!die_mode && collected.size() == need)' \
+  'if (!die_mode && collected.size() == need + 1)'
+mutant VA-DIES-ENOUGH "$va" \
+  'if (die_mode && collected.size() >= need) {' \
+  'if (die_mode && collected.size() > need) {'
+mutant VA-DIES-ONE "$va" \
+  'if (need == 1)' \
+  'if (need == 2)'
+
+# Cambricon's MLUs from the node's capacity (vendors §4.3): one per 100 vcore.
+mutant CAM-MLUS "$cam" \
+  'i * kCoresPerMlu < *cards;' \
+  'i * kCoresPerMlu <= *cards;'
+mutant CAM-MAX-MLUS "$cam" \
+  'if (*cards > kCoresPerMlu * kMaxMlus) {' \
+  'if (*cards >= kCoresPerMlu * kMaxMlus) {'
+mutant CAM-MEM-MAX "$cam" \
+  'if (per_mlu > kInt32Max)' \
+  'if (per_mlu >= kInt32Max)'
+
+# NVIDIA MIG (HAMi §5.5): the smallest profile whose memory covers the
+# request, on a placement overlapping no instance.
+mutant MIG-PROFILE-OVER "$mig" \
+  'if (p->memory_mb < memory)' \
+  'if (p->memory_mb < memory - 1)'
+mutant MIG-PROFILE-EXACT "$mig" \
+  'if (p->memory_mb < memory)' \
+  'if (p->memory_mb <= memory)'
+mutant MIG-OVERLAP "$mig" \
+  'return a.start < b_end && b.start < a_end;' \
+  'return a.start <= b_end && b.start < a_end;'
+
+# Device count against the node (HAMi §5.3, NodeInsufficientDevice), every
+# vendor that leaves it to the host.
+mutant NODE-COUNT-OVER "$nodefit" \
+  'if (static_cast<size_t>(vr.request.count) > n && !plugin' \
+  'if (static_cast<size_t>(vr.request.count) > n + 1 && !plugin'
+mutant NODE-COUNT-EXACT "$nodefit" \
+  'if (static_cast<size_t>(vr.request.count) > n && !plugin' \
+  'if (static_cast<size_t>(vr.request.count) >= n && !plugin'
+
+# The namespace quota rule admission and the scheduler's fit share (HAMi
+# §2.5, §7.3): used + demand <= limit x scale.
+mutant Q-OVER "$aq" \
+  'non_negative(demand)) <=' \
+  'non_negative(demand)) - 1 <='
+mutant Q-EXACT "$aq" \
+  'non_negative(demand)) <=' \
+  'non_negative(demand)) <'
+mutant Q-ZERO "$aq" \
+  'saturating_mul(non_negative(limit), non_negative(scale));' \
+  '(limit == 0 ? platform::kSaturated : saturating_mul(non_negative(limit), non_negative(scale)));'
+mutant Q-FACTOR "$aqh" \
+  'return memory_factor > 1 ? memory_factor : 1;' \
+  'return memory_factor > 2 ? memory_factor : 1;'
 
 # Namespace quota at admission (HAMi §2.5).
-mutant AQ-OVER "$aq" \
-  'if (saturating_add(used, demand) <= allowed)' \
-  'if (saturating_add(used, demand) <= allowed + 1)'
-mutant AQ-EXACT "$aq" \
-  'if (saturating_add(used, demand) <= allowed)' \
-  'if (saturating_add(used, demand) < allowed)'
-mutant AQ-ZERO "$aq" \
-  'const int64_t allowed = saturating_mul(non_negative(limit->second), factor);' \
-  'const int64_t allowed = limit->second == 0 ? platform::kSaturated : saturating_mul(non_negative(limit->second), factor);'
-mutant AQ-SMALL-DEMAND "$aq" \
-  'if (resource.empty() || demand == 0)' \
-  'if (resource.empty() || demand <= 1)'
-mutant AQ-FACTOR "$aq" \
-  'resources.memory_factor > 1 ? resources.memory_factor : 1' \
-  'resources.memory_factor > 2 ? resources.memory_factor : 1'
 mutant AQ-CORES-FACTOR "$aq" \
   'return check(quota, resources.cores, demand.cores, 1);' \
   'return check(quota, resources.cores, demand.cores, 2);'
@@ -189,12 +323,36 @@ mutant AQ-COUNT "$aq" \
   'const int64_t memory = saturating_mul(r.count, non_negative(r.memory_mib));' \
   'const int64_t memory = saturating_mul(r.count - 1, non_negative(r.memory_mib));'
 
+# Namespace quota inside the scheduler's fit (HAMi §7.3).
+mutant SQ-MEM-ZERO "$sq" \
+  'if (limits.memory_mib &&' \
+  'if (limits.memory_mib && *limits.memory_mib > 0 &&'
+mutant SQ-MEM-FACTOR "$sq" \
+  'admission::memory_limit_scale(memory_factor)' \
+  'admission::memory_limit_scale(memory_factor - 1)'
+mutant SQ-CORES-ZERO "$sq" \
+  'return !limits.cores || admission' \
+  'return !limits.cores || *limits.cores == 0 || admission'
+mutant SQ-CORES-SCALE "$sq" \
+  'within_limit(*limits.cores, 1,' \
+  'within_limit(*limits.cores, 2,'
+
 # ---------------------------------------------------------------------------
 # Which test targets a mutated file affects (target = binary under tests/).
 suites_for() {
   case "$1" in
+    plugins/devices/common/*)
+      echo "devices/device_plugin_tests devices/ascend_plugin_tests devices/cambricon_plugin_tests" \
+        "devices/vastai_plugin_tests scheduling/scheduling_tests"
+      ;;
+    plugins/devices/ascend/*) echo "devices/ascend_plugin_tests" ;;
+    plugins/devices/cambricon/*) echo "devices/cambricon_plugin_tests" ;;
+    plugins/devices/vastai/*) echo "devices/vastai_plugin_tests" ;;
     plugins/devices/*) echo "devices/device_plugin_tests scheduling/scheduling_tests" ;;
     host/scheduling/*) echo "scheduling/scheduling_tests" ;;
+    host/admission/quota.*)
+      echo "admission/admission_unit_tests admission/admission_service_tests scheduling/scheduling_tests"
+      ;;
     host/admission/*) echo "admission/admission_unit_tests admission/admission_service_tests" ;;
     *)
       echo "mutation-check: no suites known for $1" >&2
