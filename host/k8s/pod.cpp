@@ -147,6 +147,12 @@ void PodModel::parse_spec(const rapidjson::Value& pod) {
     has_runtime_class_name_ = true;
     view_.runtime_class_name = own(*value);
   }
+  if (const Value* priority = json::member(*spec, "priority");
+      priority != nullptr && !priority->IsNull()) {
+    if (!priority->IsInt())
+      json::wrong_type(JsonPath(at, "priority"), "a 32-bit integer", *priority);
+    priority_ = priority->GetInt();
+  }
 
   const Value* init = json::optional_array(*spec, "initContainers", at);
   const Value* app = json::optional_array(*spec, "containers", at);
@@ -247,6 +253,8 @@ void PodModel::parse_status(const rapidjson::Value& pod) {
   if (auto phase = json::optional_string(*status, "phase", JsonPath(root, "status"))) {
     phase_ = arena_.store(*phase);
   }
+  if (auto start = json::optional_string(*status, "startTime", JsonPath(root, "status")))
+    start_time_ = arena_.store(*start);
 }
 
 void PodModel::refresh_view(size_t container) {

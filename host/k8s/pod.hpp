@@ -88,6 +88,10 @@ class PodModel {
   // status.phase ("" when absent) and whether metadata.deletionTimestamp is set.
   std::string_view phase() const noexcept { return phase_; }
   bool terminating() const noexcept { return terminating_; }
+  // spec.priority (nullopt when absent: kube-scheduler counts it as 0) and
+  // status.startTime as written (RFC 3339; "" when absent), for preemption.
+  std::optional<int32_t> priority() const noexcept { return priority_; }
+  std::string_view start_time() const noexcept { return start_time_; }
 
   // Lookups in container i of the current view.
   std::optional<std::string_view> limit(size_t container, std::string_view resource) const;
@@ -135,6 +139,8 @@ class PodModel {
   std::vector<ContainerJson> json_;
   hami_pod_view view_{};
   std::string_view phase_;
+  std::string_view start_time_;
+  std::optional<int32_t> priority_;
   bool has_spec_ = false;
   bool has_metadata_ = false;
   bool has_annotations_ = false;

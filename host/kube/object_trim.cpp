@@ -91,14 +91,14 @@ Value trim_pod(const Value& pod, Allocator& a) {
     });
   };
   nested(pod, doc, "spec", a, [&](const Value& from, Value& to) {
-    copy_members(from, to, {"schedulerName", "nodeName", "runtimeClassName"}, a);
+    copy_members(from, to, {"schedulerName", "nodeName", "runtimeClassName", "priority"}, a);
     nested(from, to, "schedulingGroup", a,
            [&](const Value& f, Value& t) { copy_members(f, t, {"podGroupName"}, a); });
     nested_array(from, to, "initContainers", a, container);
     nested_array(from, to, "containers", a, container);
   });
   nested(pod, doc, "status", a, [&](const Value& from, Value& to) {
-    copy_members(from, to, {"phase"}, a);
+    copy_members(from, to, {"phase", "startTime"}, a);
     nested_array(from, to, "initContainerStatuses", a, [&](const Value& f, Value& t) {
       nested(f, t, "state", a, [&](const Value& sf, Value& st) {
         nested(sf, st, "terminated", a,

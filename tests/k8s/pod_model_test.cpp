@@ -168,6 +168,24 @@ TEST(PodModel, UpstreamSchemaCompletePodParses) {
   EXPECT_FALSE(pod.container_json(0).sidecar);  // restartPolicy is "restartPolicyValue"
   EXPECT_EQ(pod.phase(), "phaseValue");
   EXPECT_TRUE(pod.terminating());
+  EXPECT_EQ(pod.priority(), 25);
+  EXPECT_EQ(pod.start_time(), "2007-01-01T01:01:01Z");
+}
+
+TEST(PodModel, PriorityIsAbsentOrA32BitInteger) {
+  EXPECT_EQ(model_of(R"({"spec":{}})").priority(), std::nullopt);
+  EXPECT_EQ(model_of(R"({"spec":{"priority":null}})").priority(), std::nullopt);
+  EXPECT_EQ(model_of(R"({"spec":{"priority":-2147483648}})").priority(), INT32_MIN);
+  EXPECT_EQ(model_of(R"({"spec":{"priority":2000001000}})").priority(), 2000001000);
+  EXPECT_EQ(model_of(R"({"status":{}})").start_time(), "");
+  EXPECT_EQ(error_of(R"({"spec":{"priority":"high"}})"),
+            "/spec/priority: expected a 32-bit integer, got a string");
+  EXPECT_EQ(error_of(R"({"spec":{"priority":2147483648}})"),
+            "/spec/priority: expected a 32-bit integer, got a number");
+  EXPECT_EQ(error_of(R"({"spec":{"priority":1.5}})"),
+            "/spec/priority: expected a 32-bit integer, got a number");
+  EXPECT_EQ(error_of(R"({"status":{"startTime":7}})"),
+            "/status/startTime: expected a string, got a number");
 }
 
 TEST(PodModel, NullMeansAbsentEverywhere) {

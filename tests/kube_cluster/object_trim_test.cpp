@@ -112,6 +112,19 @@ TEST(ObjectTrim, PodGroupNameSurvivesTrimming) {
   EXPECT_EQ(record_of(trimmed).pod_group_name, "gang");
 }
 
+TEST(ObjectTrim, PriorityAndStartTimeSurviveTrimming) {
+  // Preemption orders victims by spec.priority and status.startTime.
+  const auto pod =
+      parse(R"({"metadata":{"name":"p"},"spec":{"priority":1000,"containers":[]},)"
+            R"("status":{"phase":"Running","startTime":"2025-06-15T15:06:30Z","conditions":[]}})");
+  rapidjson::Document holder;
+  const rapidjson::Value trimmed = trim_pod(pod, holder.GetAllocator());
+  const auto cut = record_of(trimmed);
+  EXPECT_EQ(cut.model->priority(), 1000);
+  EXPECT_EQ(cut.model->start_time(), "2025-06-15T15:06:30Z");
+  EXPECT_EQ(compact(trimmed).find("conditions"), std::string::npos);
+}
+
 TEST(ObjectTrim, WrongTypesStillRejected) {
   const auto pod = parse(R"({"metadata":{"name":"p","annotations":{"a":1}}})");
   rapidjson::Document holder;
