@@ -35,8 +35,13 @@ int main(int argc, char** argv) {
   if (std::find(args.begin(), args.end(), "--help") != args.end() ||
       std::find(args.begin(), args.end(), "-h") != args.end()) {
     std::cout << "\nOperator commands (hami-scheduler COMMAND --help for each):\n";
+    size_t width = 0;
     for (const hami::ops::OpsCommand& command : hami::ops::ops_commands())
-      std::cout << "  " << command.name << "  " << command.summary << "\n";
+      width = std::max(width, command.name.size());
+    for (const hami::ops::OpsCommand& command : hami::ops::ops_commands()) {
+      std::cout << "  " << command.name << std::string(width - command.name.size() + 2, ' ')
+                << command.summary << "\n";
+    }
   }
   return code;
 }

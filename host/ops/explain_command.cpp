@@ -3,13 +3,13 @@
 #include <rapidjson/document.h>
 
 #include <exception>
-#include <fstream>
 #include <iostream>
 #include <memory>
 #include <sstream>
 #include <vector>
 
 #include "k8s/pod.hpp"
+#include "ops/input_file.hpp"
 #include "ops/known_namespaces.hpp"
 #include "ops/ops_context.hpp"
 #include "ops/workload_parser.hpp"
@@ -20,8 +20,23 @@ namespace hami::ops {
 namespace {
 
 constexpr std::string_view kUsage =
-    "usage: hami-scheduler explain [--config FILE] [--cluster file:PATH | kubernetes] "
-    "(POD.yaml | - | --pod NS/NAME) [--output text|json]\n";
+    "usage: hami-scheduler explain [OPTIONS] (POD.yaml | - | --pod NS/NAME) "
+    "[--output text|json]\n";
+
+constexpr std::string_view kAbout =
+    "\nWhy one pod fits each node or not, per node and device, from the core that schedules:\n"
+    "filter's fit, prioritize's score and bind's node-lock check. Nothing is reserved, locked\n"
+    "or written (docs/explain.md). For a workload (a Deployment, a Job), use simulate.\n"
+    "\nOptions:\n"
+    "  POD.yaml | -           one Pod, YAML or JSON, from a file or standard input\n"
+    "  --pod NS/NAME          a pod of the cluster\n"
+    "  --output text|json     a table per node (default) or one JSON object\n";
+
+constexpr std::string_view kExample =
+    "\nExamples:\n"
+    "  hami-scheduler explain --config config/dev.yaml --pod ml/demo-infer\n"
+    "  kubectl get pod -n ml infer-0 -o yaml | hami-scheduler explain --config FILE -\n"
+    "\nExit codes: 0 explained (fitting nowhere is a result), 1 failed, 2 usage.\n";
 
 std::string read_text(std::istream& in, const std::string& origin) {
   std::ostringstream text;
@@ -74,7 +89,7 @@ int run_explain(std::span<const std::string> args, std::istream& in, std::ostrea
           throw UsageError("--output: expected text or json, got \"" + *o + "\"");
         output = std::move(*o);
       } else if (rest[i] == "--help" || rest[i] == "-h") {
-        out << kUsage;
+        out << kUsage << kAbout << kOpsOptionsHelp << kExample;
         return 0;
       } else if (rest[i] != "-" && rest[i].starts_with("-")) {
         throw UsageError("unknown option \"" + rest[i] + "\"");
@@ -94,7 +109,8 @@ int run_explain(std::span<const std::string> args, std::istream& in, std::ostrea
       }
     }
   } catch (const UsageError& e) {
-    err << "explain: " << e.what() << "\n" << kUsage;
+    err << "explain: " << e.what() << "\n"
+        << kUsage << "Run 'hami-scheduler explain --help' for the options.\n";
     return 2;
   }
   try {
@@ -103,12 +119,9 @@ int run_explain(std::span<const std::string> args, std::istream& in, std::ostrea
     if (pod_file == "-") {
       from_file = pod_from_text(read_text(in, "standard input"), "standard input");
     } else if (!pod_file.empty()) {
-      std::ifstream file(pod_file, std::ios::binary);
-      if (!file)
-        throw OpsError(pod_file + ": cannot open the pod");
-      from_file = pod_from_text(read_text(file, pod_file), pod_file);
+      from_file = pod_from_text(read_input_file(pod_file, "pod"), pod_file);
     }
-    const log::Logger logger(log::Level::warn, log::Format::text, &err);
+    const log::Logger logger(ops_log_level(options), log::Format::text, &err);
     const auto ctx = OpsContext::open(options, logger);
     std::shared_ptr<const k8s::PodModel> pod;
     if (from_file) {

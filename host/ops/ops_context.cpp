@@ -67,6 +67,10 @@ std::optional<std::string> option_value(std::span<const std::string> args, size_
   return args[i - 1];
 }
 
+log::Level ops_log_level(const OpsOptions& options) {
+  return options.verbose ? log::Level::debug : log::Level::warn;
+}
+
 std::vector<std::string> take_ops_options(std::span<const std::string> args, OpsOptions& options) {
   std::vector<std::string> rest;
   const auto once = [](auto& slot, std::string_view name, std::string value) {
@@ -81,6 +85,9 @@ std::vector<std::string> take_ops_options(std::span<const std::string> args, Ops
       once(options.plugin_dir, "plugin-dir", std::move(*d));
     } else if (auto c = option_value(args, i, "cluster")) {
       once(options.cluster, "cluster", std::move(*c));
+    } else if (args[i] == "-v" || args[i] == "--verbose") {
+      options.verbose = true;
+      ++i;
     } else {
       rest.push_back(args[i]);
       ++i;

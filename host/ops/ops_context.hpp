@@ -13,6 +13,7 @@
 //                       cluster.kubernetes API server, read once, GET only,
 //                       through ops/live_snapshot.hpp); default: the
 //                       config's cluster
+//   -v, --verbose       log at debug level (stderr), as `hami-scheduler -v`
 //
 // Use:
 //   OpsOptions options;
@@ -59,11 +60,26 @@ struct OpsOptions {
   std::optional<std::filesystem::path> config;
   std::optional<std::filesystem::path> plugin_dir;
   std::optional<std::string> cluster;  // "kubernetes" | "file:PATH"
+  bool verbose = false;                // -v, --verbose
 };
 
-// Takes --config, --plugin-dir and --cluster out of `args` into `options`
-// and returns the other arguments in order. Throws UsageError for an option
-// without its value or given twice.
+// The options above as the lines of a command's --help.
+inline constexpr std::string_view kOpsOptionsHelp =
+    "  --config FILE          the host config, as for the server (default: the built-in\n"
+    "                         defaults)\n"
+    "  --plugin-dir DIR       overrides plugins.directory\n"
+    "  --cluster SOURCE       file:PATH (a snapshot) or kubernetes (the API server of\n"
+    "                         cluster.kubernetes, read once, GET only); default: the\n"
+    "                         config's cluster\n"
+    "  -v, --verbose          log at debug level on stderr\n"
+    "  -h, --help             print this help and exit\n";
+
+// The level of a command's logger: debug with -v, else warn.
+log::Level ops_log_level(const OpsOptions& options);
+
+// Takes --config, --plugin-dir, --cluster and -v/--verbose out of `args`
+// into `options` and returns the other arguments in order. Throws
+// UsageError for an option without its value or given twice.
 std::vector<std::string> take_ops_options(std::span<const std::string> args, OpsOptions& options);
 
 // The value of `--name VALUE` / `--name=VALUE` at args[i] (advancing i past

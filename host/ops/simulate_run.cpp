@@ -402,8 +402,13 @@ SimulationResult simulate(OpsContext& ctx, std::span<const WorkloadPod> workload
   result.nodes = ctx.cluster().nodes().size();
   for (const PolicyPair& p : pairs) {
     PairRun run(ctx, p, options.trace);
-    for (const WorkloadPod& pod : workload)
+    const std::string label = p.node + "/" + p.gpu;
+    size_t done = 0;
+    for (const WorkloadPod& pod : workload) {
       run.place(pod);
+      if (options.progress)
+        options.progress(label, ++done, workload.size());
+    }
     result.pairs.push_back(run.finish());
   }
   return result;

@@ -29,9 +29,11 @@
 #pragma once
 
 #include <cstdint>
+#include <functional>
 #include <map>
 #include <span>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "ops/ops_context.hpp"
@@ -42,6 +44,9 @@ namespace hami::ops {
 struct SimulateOptions {
   std::vector<PolicyPair> pairs;  // empty: the context's default pair
   bool trace = false;             // keep one TraceEntry per pod
+  // Called after each pod of each pair with the pair ("node/gpu"), the
+  // pods done and the workload's size; may be empty.
+  std::function<void(std::string_view pair, size_t done, size_t total)> progress;
 };
 
 struct TraceDevice {

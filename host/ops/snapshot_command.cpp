@@ -27,8 +27,22 @@ namespace hami::ops {
 namespace {
 
 constexpr std::string_view kUsage =
-    "usage: hami-scheduler snapshot [--config FILE] [--cluster kubernetes | file:PATH] "
-    "[--anonymize] > cluster.yaml\n";
+    "usage: hami-scheduler snapshot [OPTIONS] [--anonymize] > cluster.yaml\n";
+
+constexpr std::string_view kAbout =
+    "\nWrites the cluster as a file-backend snapshot on stdout: nodes, pods, resource quotas\n"
+    "and namespaces, each cut to what the scheduler reads. With --cluster kubernetes it only\n"
+    "lists (GET); with file:PATH it writes that snapshot again. explain and simulate run on\n"
+    "it with --cluster file:cluster.yaml (docs/simulate.md).\n"
+    "\nOptions:\n"
+    "  --anonymize            rename namespaces, nodes, pods, quotas, pod groups and\n"
+    "                         containers consistently; drop every other field\n";
+
+constexpr std::string_view kExample =
+    "\nExample:\n"
+    "  hami-scheduler snapshot --config /etc/hami-scheduler/config.yaml --cluster kubernetes \\\n"
+    "      --anonymize > cluster.yaml\n"
+    "\nExit codes: 0 written, 1 failed, 2 usage.\n";
 
 // A file snapshot written again as the same List text.
 std::string file_snapshot(const std::filesystem::path& file, bool anonymize) {
@@ -58,14 +72,15 @@ int run_snapshot_command(std::span<const std::string> args, std::ostream& out, s
       if (arg == "--anonymize") {
         anonymize = true;
       } else if (arg == "--help" || arg == "-h") {
-        out << kUsage;
+        out << kUsage << kAbout << kOpsOptionsHelp << kExample;
         return 0;
       } else {
         throw UsageError("unexpected argument \"" + arg + "\"");
       }
     }
   } catch (const UsageError& e) {
-    err << "snapshot: " << e.what() << "\n" << kUsage;
+    err << "snapshot: " << e.what() << "\n"
+        << kUsage << "Run 'hami-scheduler snapshot --help' for the options.\n";
     return 2;
   }
   try {
@@ -74,7 +89,7 @@ int run_snapshot_command(std::span<const std::string> args, std::ostream& out, s
     if (config.cluster.source == config::ClusterSource::file) {
       out << file_snapshot(config.cluster.file, anonymize);
     } else {
-      const log::Logger logger(log::Level::warn, log::Format::text, &err);
+      const log::Logger logger(ops_log_level(options), log::Format::text, &err);
       kube::ApiClient api(extender::kubernetes_api_config(config.cluster.kubernetes), &logger);
       LiveSnapshotOptions snapshot;
       snapshot.anonymize = anonymize;

@@ -165,7 +165,8 @@ TEST_F(ExplainCommand, UsageAndErrors) {
   EXPECT_EQ(missing.err, "explain: pod ml/ghost not found in the cluster\n");
   const auto no_file = run({kBinary, "explain", "--config", config, (dir / "nope.yaml").string()});
   EXPECT_EQ(no_file.exit_code, 1);
-  EXPECT_EQ(no_file.err, "explain: " + (dir / "nope.yaml").string() + ": cannot open the pod\n");
+  EXPECT_EQ(no_file.err, "explain: " + (dir / "nope.yaml").string() +
+                             ": cannot open the pod: No such file or directory\n");
   const auto not_pod = write("node.yaml", "kind: Node\nmetadata: {name: n}\n");
   const auto wrong = run({kBinary, "explain", "--config", config, not_pod});
   EXPECT_EQ(wrong.exit_code, 1);

@@ -162,7 +162,8 @@ TEST(Simulate, Failures) {
   auto run = run_command("simulate", with(demo_args("dev", "demo-cluster"),
                                           {"--workload", data_path("missing.yaml")}));
   EXPECT_EQ(run.code, 1);
-  EXPECT_EQ(run.err, "simulate: " + data_path("missing.yaml") + ": cannot open the workload\n");
+  EXPECT_EQ(run.err, "simulate: " + data_path("missing.yaml") +
+                         ": cannot open the workload: No such file or directory\n");
   run = run_command(
       "simulate", with(demo_args("dev", "demo-cluster"),
                        {"--workload", data_path("demo-workload.yaml"), "--policies", "x/spread"}));
