@@ -5,6 +5,8 @@
 #include <string>
 #include <string_view>
 
+#include "text/utf8.hpp"
+
 namespace hami::admission {
 
 // Appends `text` as a JSON string literal (quotes included): '"' and '\\'
@@ -14,13 +16,8 @@ namespace hami::admission {
 // valid JSON whatever the input.
 void append_json_string(std::string& out, std::string_view text);
 
-// The length of the longest prefix of `text` that is valid UTF-8 (no
-// overlong forms, no surrogates, nothing above U+10FFFF): text.size() when
-// all of it is. ASCII runs are checked eight bytes at a time.
-size_t valid_utf8_prefix(std::string_view text) noexcept;
-
-inline bool is_valid_utf8(std::string_view text) noexcept {
-  return valid_utf8_prefix(text) == text.size();
-}
+// UTF-8 validation is text/utf8.hpp's, the one every output uses.
+using text::is_valid_utf8;
+using text::valid_utf8_prefix;
 
 }  // namespace hami::admission

@@ -8,49 +8,10 @@
 #include <stdexcept>
 #include <system_error>
 
+#include "text/utf8.hpp"
+
 namespace hami::observability {
 namespace {
-
-constexpr std::string_view kReplacement = "\xEF\xBF\xBD";  // U+FFFD
-
-// Length of the valid UTF-8 sequence starting at text[i], or 0 when the
-// bytes there are not one (overlong forms, surrogates and code points above
-// U+10FFFF included).
-size_t utf8_sequence_length(std::string_view text, size_t i) {
-  const auto byte = [&](size_t k) { return static_cast<unsigned char>(text[k]); };
-  const unsigned char c = byte(i);
-  if (c < 0x80)
-    return 1;
-  size_t len = 0;
-  unsigned char lo = 0x80;
-  unsigned char hi = 0xBF;
-  if (c >= 0xC2 && c <= 0xDF) {
-    len = 2;
-  } else if (c >= 0xE0 && c <= 0xEF) {
-    len = 3;
-    if (c == 0xE0)
-      lo = 0xA0;
-    if (c == 0xED)
-      hi = 0x9F;
-  } else if (c >= 0xF0 && c <= 0xF4) {
-    len = 4;
-    if (c == 0xF0)
-      lo = 0x90;
-    if (c == 0xF4)
-      hi = 0x8F;
-  } else {
-    return 0;
-  }
-  if (i + len > text.size())
-    return 0;
-  if (byte(i + 1) < lo || byte(i + 1) > hi)
-    return 0;
-  for (size_t k = 2; k < len; ++k) {
-    if (byte(i + k) < 0x80 || byte(i + k) > 0xBF)
-      return 0;
-  }
-  return len;
-}
 
 void sanitize(std::string& text) {
   if (!is_valid_utf8(text))
@@ -152,37 +113,6 @@ void append_sample(std::string& out, std::string_view name, std::string_view suf
 }
 
 }  // namespace
-
-bool is_valid_utf8(std::string_view text) {
-  for (size_t i = 0; i < text.size();) {
-    const size_t len = utf8_sequence_length(text, i);
-    if (len == 0)
-      return false;
-    i += len;
-  }
-  return true;
-}
-
-std::string to_valid_utf8(std::string_view text) {
-  std::string out;
-  out.reserve(text.size() + 2);
-  bool in_invalid_run = false;
-  for (size_t i = 0; i < text.size();) {
-    const size_t len = utf8_sequence_length(text, i);
-    if (len == 0) {
-      // One replacement per run of bad bytes, as Go's strings.ToValidUTF8.
-      if (!in_invalid_run)
-        out += kReplacement;
-      in_invalid_run = true;
-      ++i;
-      continue;
-    }
-    in_invalid_run = false;
-    out.append(text.substr(i, len));
-    i += len;
-  }
-  return out;
-}
 
 void append_label_value(std::string& out, std::string_view value) {
   const std::string valid = is_valid_utf8(value) ? std::string() : to_valid_utf8(value);

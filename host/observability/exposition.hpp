@@ -18,6 +18,7 @@
 #include <vector>
 
 #include "observability/metric_family.hpp"
+#include "text/utf8.hpp"
 
 namespace hami::observability {
 
@@ -44,9 +45,10 @@ std::string encode_text_normalized(std::vector<MetricFamily> families,
 // exposition spellings of infinities ("+Inf", "-Inf") and "NaN".
 std::string format_value(double value);
 
-// `text` with every invalid UTF-8 sequence replaced by U+FFFD.
-std::string to_valid_utf8(std::string_view text);
-bool is_valid_utf8(std::string_view text);
+// UTF-8 validation and repair are text/utf8.hpp's, the ones every output
+// uses.
+using text::is_valid_utf8;
+using text::to_valid_utf8;
 
 // Appends `value` escaped for a label value (between the quotes).
 void append_label_value(std::string& out, std::string_view value);
