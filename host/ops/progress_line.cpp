@@ -16,7 +16,7 @@ ProgressLine::~ProgressLine() {
 
 void ProgressLine::update(std::string_view label, size_t done, size_t total) {
   const auto now = clock_();
-  if (now - last_ < interval_)
+  if (shown_ && now - last_ < interval_)
     return;
   last_ = now;
   shown_ = true;

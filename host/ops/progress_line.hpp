@@ -22,9 +22,9 @@ class ProgressLine {
   ProgressLine(const ProgressLine&) = delete;
   ProgressLine& operator=(const ProgressLine&) = delete;
 
-  // `done` of `total` pods of the run `label` ("binpack/spread"): shown
-  // when `interval` has passed since the last line (the first call waits
-  // one interval too: a short run shows nothing).
+  // `done` of `total` pods of the run `label` ("binpack/spread"): the
+  // first call shows it, later ones once `interval` has passed since the
+  // last line shown.
   void update(std::string_view label, size_t done, size_t total);
 
  private:

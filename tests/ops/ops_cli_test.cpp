@@ -113,16 +113,19 @@ TEST(ProgressLine, RewritesOneLineAtMostEveryIntervalAndErasesIt) {
   std::ostringstream out;
   {
     ProgressLine line(out, 200ms, [&] { return now; });
-    line.update("binpack/spread", 1, 3);  // not yet an interval
-    now += 250ms;
-    line.update("binpack/spread", 2, 3);
+    line.update("binpack/spread", 1, 3);  // the first is shown
+    now += 150ms;
+    line.update("binpack/spread", 2, 3);  // too soon
     now += 100ms;
-    line.update("binpack/spread", 3, 3);  // too soon
-    now += 200ms;
-    line.update("spread/binpack", 1, 3);
+    line.update("binpack/spread", 3, 3);
+    now += 100ms;
+    line.update("spread/binpack", 1, 3);  // too soon
+    now += 100ms;
+    line.update("spread/binpack", 2, 3);
     EXPECT_EQ(out.str(),
-              "\r\x1b[Ksimulate: binpack/spread: 2 of 3 pods"
-              "\r\x1b[Ksimulate: spread/binpack: 1 of 3 pods");
+              "\r\x1b[Ksimulate: binpack/spread: 1 of 3 pods"
+              "\r\x1b[Ksimulate: binpack/spread: 3 of 3 pods"
+              "\r\x1b[Ksimulate: spread/binpack: 2 of 3 pods");
   }
   EXPECT_TRUE(out.str().ends_with("pods\r\x1b[K"));
   std::ostringstream quiet;
