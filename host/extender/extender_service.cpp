@@ -8,6 +8,7 @@
 #include "extender/allocations_report.hpp"
 #include "extender/explain_route.hpp"
 #include "extender/extender_codec.hpp"
+#include "extender/preemption_route.hpp"
 #include "hami/plugin.hpp"
 #include "k8s/node.hpp"
 #include "k8s/object_error.hpp"
@@ -383,6 +384,7 @@ void register_extender_routes(server::Router& router, scheduling::Scheduler& sch
   route("/schedule", &ExtenderService::filter_taking, true);
   route("/prioritize", &ExtenderService::prioritize_taking, true);
   route("/bind", &ExtenderService::bind_taking, false);
+  register_preemption_route(router, scheduler, body_limit, logger);
   register_explain_route(router, scheduler, body_limit);
 }
 

@@ -12,6 +12,8 @@
 //        list has no error field: a body that cannot be read is HTTP 400
 //        (kube-scheduler ignores a failing prioritize extender).
 //   POST /bind — ExtenderBindingArgs → ExtenderBindingResult, HTTP 200.
+//   POST /preemption — ExtenderPreemptionArgs → ExtenderPreemptionResult
+//        (preemption_route.hpp).
 //   GET /allocations — the allocation report (allocations_report.hpp).
 #pragma once
 
@@ -109,7 +111,8 @@ class ExtenderService {
   mutable NodeObjectCache node_cache_;
 };
 
-// Adds POST /filter, /schedule, /prioritize, /bind and GET /allocations.
+// Adds POST /filter, /schedule, /prioritize, /bind, /preemption and GET
+// /allocations.
 // `scheduler` must outlive the router.
 void register_extender_routes(
     server::Router& router, scheduling::Scheduler& scheduler, std::size_t body_limit,

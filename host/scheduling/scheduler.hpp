@@ -74,6 +74,7 @@
 #include "scheduling/explain.hpp"
 #include "scheduling/held_locks.hpp"
 #include "scheduling/policy_choice.hpp"
+#include "scheduling/preemption.hpp"
 #include "scheduling/refit.hpp"
 #include "scheduling/usage_ledger.hpp"
 #include "scheduling/work_pool.hpp"
@@ -176,6 +177,13 @@ class Scheduler final : private cluster::ClusterWatcher {
   // empty) or not, per node and device (explain.hpp, docs/explain.md):
   // judged on the ledger as it is; never reserves, locks or writes.
   Explanation explain(const k8s::PodModel& pod, std::span<const std::string> node_names = {}) const;
+
+  // The preempt verb (preemption.hpp, docs/preemption.md): per candidate
+  // node, kube-scheduler's victims plus the smallest set of lower-priority
+  // pods holding this scheduler's devices whose removal lets `pod` fit;
+  // nodes where none does are dropped. Read-only, on the ledger as it is.
+  PreemptionOutcome preempt(const k8s::PodModel& pod,
+                            std::span<const PreemptionCandidate> candidates) const;
 
   // One registration/health pass over every node (HAMi's 15 s loop): runs
   // each vendor's node_health, writes the annotations it asks for, marks

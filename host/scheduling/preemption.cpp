@@ -1,0 +1,204 @@
+#include "scheduling/preemption.hpp"
+
+#include <algorithm>
+#include <numeric>
+#include <queue>
+#include <set>
+#include <utility>
+
+namespace hami::scheduling {
+
+namespace {
+
+constexpr int64_t kPriorityOffset = int64_t{1} << 31;
+
+// One candidate class: its members (candidate indexes) and their rank.
+struct Class {
+  std::vector<size_t> members;
+  VictimRank rank;
+};
+
+// A set of candidates as how many of each class it takes (a prefix of the
+// class's members).
+using Counts = std::vector<uint32_t>;
+
+struct Node {
+  VictimSetKey key;
+  Counts counts;
+};
+
+struct Worse {
+  bool operator()(const Node& a, const Node& b) const { return a.key > b.key; }
+};
+
+}  // namespace
+
+VictimSetKey victim_set_key(std::span<const VictimRank> victims) {
+  VictimSetKey key;
+  key.count = victims.size();
+  int64_t earliest = VictimRank::kNotStarted;
+  for (const VictimRank& v : victims) {
+    key.priority_sum += int64_t{v.priority} + kPriorityOffset;
+    if (v.priority > key.highest_priority) {
+      key.highest_priority = v.priority;
+      earliest = v.start;
+    } else if (v.priority == key.highest_priority) {
+      earliest = std::min(earliest, v.start);
+    }
+  }
+  key.earliest_start_negated = victims.empty() ? std::numeric_limits<int64_t>::min() : -earliest;
+  return key;
+}
+
+bool more_important(const VictimRank& a, const VictimRank& b) {
+  if (a.priority != b.priority)
+    return a.priority > b.priority;
+  return a.start < b.start;
+}
+
+VictimChoice choose_victims(const VictimSearch& search) {
+  VictimChoice out;
+  const size_t n = search.candidates.size();
+  const auto fits = [&](std::span<const size_t> chosen) {
+    ++out.fit_calls;
+    return search.fits(chosen);
+  };
+  if (fits({})) {
+    out.found = true;
+    out.exact = true;
+    return out;
+  }
+  if (n == 0)
+    return out;
+  std::vector<size_t> all(n);
+  std::iota(all.begin(), all.end(), size_t{0});
+  if (!fits(all))
+    return out;  // even every candidate removed does not let the pod fit
+  out.found = true;
+
+  // The lowest level: all candidates of priority up to it removed fit.
+  std::vector<int32_t> levels;
+  for (const VictimRank& c : search.candidates)
+    levels.push_back(c.priority);
+  std::sort(levels.begin(), levels.end());
+  levels.erase(std::unique(levels.begin(), levels.end()), levels.end());
+  int32_t level = levels.back();
+  for (size_t l = 0; l + 1 < levels.size(); ++l) {
+    std::vector<size_t> upto;
+    for (size_t i = 0; i < n; ++i) {
+      if (search.candidates[i].priority <= levels[l])
+        upto.push_back(i);
+    }
+    if (fits(upto)) {
+      level = levels[l];
+      break;
+    }
+  }
+  // Pods up to the kept victims' highest priority cost no more in the first
+  // key than those up to the level.
+  int32_t cap = level;
+  for (const VictimRank& k : search.kept)
+    cap = std::max(cap, k.priority);
+  std::vector<size_t> allowed;
+  for (size_t i = 0; i < n; ++i) {
+    if (search.candidates[i].priority <= cap)
+      allowed.push_back(i);
+  }
+
+  const auto key_of = [&](std::span<const size_t> chosen) {
+    std::vector<VictimRank> ranks = search.kept;
+    for (const size_t i : chosen)
+      ranks.push_back(search.candidates[i]);
+    return victim_set_key(ranks);
+  };
+
+  // kube-scheduler's reprieve: all allowed removed, then each put back,
+  // most important first, when the pod still fits without it.
+  std::vector<size_t> greedy = allowed;
+  {
+    std::vector<size_t> order = allowed;
+    std::stable_sort(order.begin(), order.end(), [&](size_t a, size_t b) {
+      return more_important(search.candidates[a], search.candidates[b]);
+    });
+    for (const size_t i : order) {
+      std::vector<size_t> without;
+      for (const size_t g : greedy) {
+        if (g != i)
+          without.push_back(g);
+      }
+      if (fits(without))
+        greedy = std::move(without);
+    }
+  }
+  std::sort(greedy.begin(), greedy.end());
+  const VictimSetKey greedy_key = key_of(greedy);
+  out.chosen = greedy;
+
+  // The classes of the allowed candidates.
+  std::vector<Class> classes;
+  {
+    std::map<size_t, size_t> index;  // class id -> position in `classes`
+    for (const size_t i : allowed) {
+      const size_t id = search.class_of.empty() ? i : search.class_of[i];
+      const auto [it, added] = index.emplace(id, classes.size());
+      if (added)
+        classes.push_back({{}, search.candidates[i]});
+      classes[it->second].members.push_back(i);
+    }
+  }
+  const auto members_of = [&](const Counts& counts) {
+    std::vector<size_t> chosen;
+    for (size_t c = 0; c < classes.size(); ++c) {
+      for (uint32_t k = 0; k < counts[c]; ++k)
+        chosen.push_back(classes[c].members[k]);
+    }
+    std::sort(chosen.begin(), chosen.end());
+    return chosen;
+  };
+
+  // Every set is walked in increasing key order: adding a pod always
+  // increases the key (the count, if nothing before it), so the first set
+  // that fits is the smallest one.
+  const size_t budget_end = out.fit_calls + search.budget;
+  std::priority_queue<Node, std::vector<Node>, Worse> queue;
+  std::set<Counts> seen;
+  const auto push = [&](Counts counts) {
+    if (!seen.insert(counts).second)
+      return;
+    VictimSetKey key = key_of(members_of(counts));
+    if (key > greedy_key)
+      return;
+    queue.push({key, std::move(counts)});
+  };
+  const auto grow = [&](const Counts& from) {
+    for (size_t c = 0; c < classes.size(); ++c) {
+      if (from[c] < classes[c].members.size()) {
+        Counts next = from;
+        ++next[c];
+        push(std::move(next));
+      }
+    }
+  };
+  const Counts none(classes.size(), 0);
+  seen.insert(none);
+  grow(none);  // the empty set was tried first
+  while (!queue.empty()) {
+    if (out.fit_calls >= budget_end)
+      return out;  // the greedy answer, unproven
+    Node node = queue.top();
+    queue.pop();
+    if (node.key >= greedy_key)
+      break;  // nothing smaller than the greedy answer fits
+    std::vector<size_t> chosen = members_of(node.counts);
+    if (fits(chosen)) {
+      out.chosen = std::move(chosen);
+      out.exact = true;
+      return out;
+    }
+    grow(node.counts);
+  }
+  out.exact = true;
+  return out;
+}
+
+}  // namespace hami::scheduling
