@@ -244,7 +244,8 @@ TEST(Explain, TypeSelectors) {
       "ml", "notyped", "uid-notyped", {{{"nvidia.com/gpu", "1"}, {"nvidia.com/gpumem", "1000"}}},
       {}, R"({"nvidia.com/nouse-gputype":"a100, t4"})"));
   const auto e = env.scheduler->explain(excluded);
-  EXPECT_EQ(e.summary, "0 of 6 nodes: 4 type excluded, 1 no GPU registered, 1 no NVIDIA device registered");
+  EXPECT_EQ(e.summary,
+            "0 of 6 nodes: 4 type excluded, 1 no GPU registered, 1 no NVIDIA device registered");
   EXPECT_EQ(e.nodes.at(1).name, "gpu-a100-0");
   EXPECT_EQ(e.nodes.at(1).devices.at(0).detail,
             "type NVIDIA A100-SXM4-40GB excluded by nvidia.com/nouse-gputype=a100, t4");
