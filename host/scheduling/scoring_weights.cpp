@@ -1,8 +1,9 @@
 #include "scheduling/scoring_weights.hpp"
 
 #include <charconv>
-#include <cstdio>
 #include <vector>
+
+#include "hami/go_text.hpp"
 
 namespace hami::scheduling {
 
@@ -33,40 +34,6 @@ std::optional<int64_t> parse_int64(std::string_view s) {
 }
 
 }  // namespace
-
-std::string go_quote(std::string_view text) {
-  std::string out = "\"";
-  for (const char c : text) {
-    const auto u = static_cast<unsigned char>(c);
-    switch (c) {
-      case '"':
-        out += "\\\"";
-        break;
-      case '\\':
-        out += "\\\\";
-        break;
-      case '\n':
-        out += "\\n";
-        break;
-      case '\t':
-        out += "\\t";
-        break;
-      case '\r':
-        out += "\\r";
-        break;
-      default:
-        if (u < 0x20 || u == 0x7f) {
-          char buf[8];
-          std::snprintf(buf, sizeof buf, "\\x%02x", u);
-          out += buf;
-        } else {
-          out += c;
-        }
-    }
-  }
-  out += '"';
-  return out;
-}
 
 std::variant<ScoringWeights, std::string> parse_scoring_weights(std::string_view value) {
   const std::string prefix = "invalid " + std::string(kDeviceScoringWeightsAnnotation) +

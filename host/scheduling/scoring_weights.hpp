@@ -26,8 +26,6 @@ struct ScoringWeights {
 //   slot, core, and memory weights
 std::variant<ScoringWeights, std::string> parse_scoring_weights(std::string_view value);
 
-// Go's %q for a string (double quotes, Go escapes).
-std::string go_quote(std::string_view text);
 
 // What one container asks of one device, for the score's request terms
 // (one request per vendor; HAMi adds 1 slot per request).

@@ -7,11 +7,14 @@
 #include <string>
 #include <string_view>
 
+#include "hami/go_text.hpp"
+
 namespace hami::text {
 
 // The length (1 to 4) of the valid UTF-8 sequence that starts at text[i],
-// or 0 when the bytes there do not form one. `i` < text.size().
-std::size_t utf8_sequence_length(std::string_view text, std::size_t i) noexcept;
+// or 0 when the bytes there do not form one (the SDK's, hami/go_text.hpp,
+// so plugins and host read UTF-8 alike).
+using ::hami::utf8_sequence_length;
 
 // The length of the longest prefix of `text` that is valid UTF-8:
 // text.size() when all of it is. ASCII runs are checked eight bytes at a

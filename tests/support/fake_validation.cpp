@@ -1,12 +1,12 @@
 #include "fake_validation.hpp"
 
 #include <algorithm>
-#include <cstdio>
 #include <regex>
 #include <string>
 #include <vector>
 
 #include "fake_status.hpp"
+#include "hami/go_text.hpp"
 
 namespace hami::testing::fake {
 namespace {
@@ -97,40 +97,6 @@ std::vector<std::string> label_value_errors(const std::string& value) {
   return errs;
 }
 
-// Go's %q of a string (ASCII escapes; other bytes as they are).
-std::string go_quote(const std::string& s) {
-  std::string out = "\"";
-  for (const char c : s) {
-    const auto u = static_cast<unsigned char>(c);
-    switch (c) {
-      case '"':
-        out += "\\\"";
-        break;
-      case '\\':
-        out += "\\\\";
-        break;
-      case '\n':
-        out += "\\n";
-        break;
-      case '\t':
-        out += "\\t";
-        break;
-      case '\r':
-        out += "\\r";
-        break;
-      default:
-        if (u < 0x20 || u == 0x7f) {
-          char hex[5];
-          std::snprintf(hex, sizeof hex, "\\x%02x", u);
-          out += hex;
-        } else {
-          out += c;
-        }
-    }
-  }
-  return out + "\"";
-}
-
 }  // namespace
 
 std::optional<Json> invalid_labels(const KindInfo& kind, const Json& object) {
@@ -143,10 +109,10 @@ std::optional<Json> invalid_labels(const KindInfo& kind, const Json& object) {
   std::vector<std::string> bodies;
   for (const auto& [key, value] : object["metadata"]["labels"].items()) {
     for (const std::string& e : label_key_errors(key))
-      bodies.push_back("Invalid value: " + go_quote(key) + ": " + e);
+      bodies.push_back("Invalid value: " + hami::go_quote(key) + ": " + e);
     const std::string text = value.is_string() ? value.get<std::string>() : value.dump();
     for (const std::string& e : label_value_errors(text))
-      bodies.push_back("Invalid value: " + go_quote(text) + ": " + e);
+      bodies.push_back("Invalid value: " + hami::go_quote(text) + ": " + e);
   }
   if (bodies.empty())
     return std::nullopt;
@@ -180,7 +146,7 @@ std::optional<Json> invalid_labels(const KindInfo& kind, const Json& object) {
   details["kind"] = std::string(kind.kind);
   details["causes"] = std::move(causes);
   return status_failure(422, "Invalid",
-                        qualified_kind + " " + go_quote(name) + " is invalid: " + aggregate,
+                        qualified_kind + " " + hami::go_quote(name) + " is invalid: " + aggregate,
                         std::move(details));
 }
 

@@ -1,7 +1,7 @@
 #include "ascend_runtime_info.hpp"
 
 #include "errors.hpp"
-#include "go_json_text.hpp"
+#include "hami/go_text.hpp"
 #include "hami/plugin.hpp"
 
 namespace hami::devices::ascend {

@@ -8,6 +8,7 @@
 #include <optional>
 
 #include "errors.hpp"
+#include "hami/go_text.hpp"
 #include "text.hpp"
 
 namespace hami::devices {
@@ -723,28 +724,6 @@ RegisterDecoding decode_register(std::string_view text, RegisterForm allowed_leg
 
 namespace hami::devices {
 namespace {
-
-// Go's strconv.Quote for the ASCII text registrations hold; other bytes as
-// \xNN.
-std::string go_quote(std::string_view s) {
-  static constexpr char kHex[] = "0123456789abcdef";
-  std::string out = "\"";
-  for (const char ch : s) {
-    const auto c = static_cast<unsigned char>(ch);
-    if (c == '"' || c == '\\') {
-      out += '\\';
-      out += ch;
-    } else if (c >= 0x20 && c < 0x7f) {
-      out += ch;
-    } else {
-      out += "\\x";
-      out += kHex[c >> 4];
-      out += kHex[c & 0xf];
-    }
-  }
-  out += '"';
-  return out;
-}
 
 // Go's strconv.ParseInt(s, 10, bits) / Atoi: the value, or the error text
 // "<func>: parsing \"s\": invalid syntax|value out of range".

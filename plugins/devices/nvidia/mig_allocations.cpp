@@ -8,7 +8,7 @@
 #include <utility>
 
 #include "errors.hpp"
-#include "go_json_text.hpp"
+#include "hami/go_text.hpp"
 #include "text.hpp"
 
 namespace hami::devices::nvidia {
