@@ -219,6 +219,8 @@ def check(docs, raw_texts, c, expected_dev, ns, names):
              f"urlPrefix {e.get('urlPrefix')} is not the loopback extender listener "
              f"https://127.0.0.1:{ext_port}")
     c.expect(e.get("filterVerb") == "filter" and e.get("bindVerb") == "bind", "filter/bind verbs")
+    c.expect(e.get("preemptVerb") == "preemption",
+             f"preemptVerb {e.get('preemptVerb')!r} is not the extender's POST /preemption")
     if e.get("prioritizeVerb"):
         c.expect(e["prioritizeVerb"] == "prioritize" and e.get("weight", 0) > 0, "prioritize needs weight > 0")
     c.expect(e.get("nodeCacheCapable") is True and e.get("enableHTTPS") is True,
