@@ -2,6 +2,14 @@
 
 namespace hami::scheduling {
 
+std::string contention_reason(std::string_view node, const cluster::NodeLockOptions& options) {
+  const std::string& key = options.annotation;
+  const std::string what =
+      key == cluster::kNodeLockAnnotation ? std::string("node lock") : "node lock " + key;
+  return "node " + std::string(node) + " has been locked within " +
+         cluster::go_duration(options.expiry_seconds) + ": " + what + " contention";
+}
+
 std::optional<HeldLock> held_lock(const k8s::NodeModel& node,
                                   const cluster::NodeLockOptions& options,
                                   const cluster::ClusterState& cluster, std::string_view namespace_,
@@ -40,11 +48,8 @@ std::optional<HeldLock> held_lock(const k8s::NodeModel& node,
     return std::nullopt;
   if (!legacy && !cluster.pod_exists(owner_ns, owner))
     return std::nullopt;
-  const std::string what =
-      key == cluster::kNodeLockAnnotation ? std::string("node lock") : "node lock " + key;
   HeldLock held;
-  held.reason = "node " + node_name + " has been locked within " +
-                cluster::go_duration(options.expiry_seconds) + ": " + what + " contention";
+  held.reason = contention_reason(node_name, options);
   const std::string when = cluster::format_rfc3339(*since);
   if (legacy) {
     held.detail = key == cluster::kNodeLockAnnotation

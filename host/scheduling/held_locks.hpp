@@ -29,6 +29,10 @@ struct HeldLock {
   std::string detail;
 };
 
+// Bind's refusal when lock `options` on `node` is another pod's: HAMi's
+// "node n has been locked within 5m0s: node lock contention".
+std::string contention_reason(std::string_view node, const cluster::NodeLockOptions& options);
+
 // The lock of `options` (annotation, owner in the value or not, expiry) on
 // `node` as it keeps pod `namespace_/name` out at Unix time `now`; nullopt
 // when it does not.

@@ -73,6 +73,7 @@
 #include "plugins/scheduling_plugin_handle.hpp"
 #include "scheduling/explain.hpp"
 #include "scheduling/held_locks.hpp"
+#include "scheduling/locks_in_flight.hpp"
 #include "scheduling/policy_choice.hpp"
 #include "scheduling/preemption.hpp"
 #include "scheduling/refit.hpp"
@@ -291,6 +292,9 @@ class Scheduler final : private cluster::ClusterWatcher {
   StringMap<std::shared_ptr<const k8s::NodeModel>> lock_carriers_;
   void track_lock_carrier(const std::shared_ptr<const k8s::NodeModel>& node);
   LockedNodes lock_carriers() const;
+  // The locks binds of this process are taking and the feed does not show
+  // yet; filter counts them as it counts the lock carriers.
+  LocksInFlight locks_in_flight_;
 };
 
 }  // namespace hami::scheduling

@@ -136,6 +136,19 @@ std::string Scheduler::bind_devices(const cluster::PodRecord& pod, const PodCont
   // Whether the reservation may be dropped: false while a write of this
   // attempt may be stored and could not be taken back.
   bool settled = true;
+  // This attempt's marks on the locks it takes (locks_in_flight.hpp): each
+  // goes when the attempt ends, unless the lock stays on the node.
+  struct Mark {
+    LocksInFlight::Claim claim;
+    int64_t expiry_seconds;
+    std::string written;
+  };
+  std::vector<Mark> marks;
+  const auto keep_marks = [&] {
+    const int64_t at = now();
+    for (Mark& mark : marks)
+      mark.claim.keep(std::move(mark.written), at, mark.expiry_seconds);
+  };
   const auto take_back = [&](const PodWrite& write) {
     const WriteOutcome undone = undo_write(pod, write);
     if (undone == WriteOutcome::unknown) {
@@ -148,6 +161,8 @@ std::string Scheduler::bind_devices(const cluster::PodRecord& pod, const PodCont
     // allocation: nothing is taken back, and the node lock stays for the
     // node-side plugin (it expires otherwise). The pod's next version, or
     // the next bind (which reads it live), settles it.
+    if (binding_unknown)
+      keep_marks();
     if (!binding_unknown) {
       if (written)
         take_back(*written);
@@ -190,6 +205,12 @@ std::string Scheduler::bind_devices(const cluster::PodRecord& pod, const PodCont
     if (ctx.requests.vendor_used[v] && devices_[v].description().takes_node_lock())
       lock_needed = true;
   }
+  if (lock_needed) {
+    marks.push_back(
+        {locks_in_flight_.claim(node, options_.node_lock, pod.namespace_, pod.name, now()),
+         options_.node_lock.expiry_seconds,
+         {}});
+  }
   try {
     if (lock_needed) {
       lock_node(node, pod);
@@ -211,8 +232,13 @@ std::string Scheduler::bind_devices(const cluster::PodRecord& pod, const PodCont
   for (size_t v = 0; v < own_lockers_.size() && v < ctx.requests.vendor_used.size(); ++v) {
     if (!own_lockers_[v] || !ctx.requests.vendor_used[v])
       continue;
+    const cluster::NodeLockOptions& own = own_lockers_[v]->options();
+    marks.push_back({locks_in_flight_.claim(node, own, pod.namespace_, pod.name, now()),
+                     own.expiry_seconds,
+                     {}});
     try {
       own_locked.emplace_back(v, own_lockers_[v]->lock(node, pod.namespace_, pod.name));
+      marks.back().written = own_locked.back().second;
     } catch (const cluster::NodeLockError& e) {
       return fail(e.what());
     } catch (const cluster::ClusterError& e) {
@@ -268,6 +294,7 @@ std::string Scheduler::bind_devices(const cluster::PodRecord& pod, const PodCont
   } catch (const cluster::ClusterError& e) {
     return fail(e.what(), e.maybe_stored());
   }
+  keep_marks();
   return succeed();
 }
 

@@ -88,11 +88,15 @@ void Scheduler::track_lock_carrier(const std::shared_ptr<const k8s::NodeModel>& 
   bool carries = false;
   for (const std::string& key : lock_annotations_)
     carries = carries || node->annotation(key).has_value();
-  const std::lock_guard lock(lock_carriers_mu_);
-  if (carries)
-    lock_carriers_.insert_or_assign(std::string(node->name()), node);
-  else if (const auto it = lock_carriers_.find(node->name()); it != lock_carriers_.end())
-    lock_carriers_.erase(it);
+  {
+    const std::lock_guard lock(lock_carriers_mu_);
+    if (carries)
+      lock_carriers_.insert_or_assign(std::string(node->name()), node);
+    else if (const auto it = lock_carriers_.find(node->name()); it != lock_carriers_.end())
+      lock_carriers_.erase(it);
+  }
+  // After the carriers: a mark goes only once its lock is among them.
+  locks_in_flight_.seen(*node);
 }
 
 LockedNodes Scheduler::lock_carriers() const {
@@ -133,6 +137,7 @@ void Scheduler::node_deleted(std::string_view name) {
     if (const auto it = lock_carriers_.find(name); it != lock_carriers_.end())
       lock_carriers_.erase(it);
   }
+  locks_in_flight_.node_deleted(name);
   auto txn = ledger_.write();
   txn->remove_node(name);
 }

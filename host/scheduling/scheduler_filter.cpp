@@ -264,17 +264,25 @@ FilterOutcome Scheduler::run_filter(const hami_pod_view& pod, std::vector<Candid
   // confirmed that pod yet) would refuse this pod's bind with contention,
   // and kube-scheduler would back off and retry: while another node fits,
   // the locked ones fail this filter with bind's contention text, so the
-  // pod goes where it can be bound now.
+  // pod goes where it can be bound now. A node whose lock a bind of this
+  // process is writing counts as locked too: the feed shows that lock only
+  // after the write, and kube-scheduler filters the next pod meanwhile.
   if (fitting.size() > 1) {
+    const int64_t now_seconds = now();
+    // The marks before the carriers: a mark goes only once the feed has put
+    // its lock among the carriers, so none slips between the two reads.
+    const LocksInFlightByNode in_flight = locks_in_flight_.marks(now_seconds);
     const LockedNodes locked = lock_carriers();
-    if (!locked.empty()) {
+    if (!locked.empty() || !in_flight.empty()) {
       const auto locks = locks_taken(ctx->requests.vendor_used, devices_, options_.node_lock);
-      const int64_t now_seconds = now();
       std::vector<Fitting> free;
       std::vector<std::pair<size_t, std::string>> held;
       for (const Fitting& f : fitting) {
-        auto lock = held_lock(locked, candidates[f.index].name, locks, cluster_, ctx->namespace_,
-                              ctx->name, now_seconds);
+        const std::string& name = candidates[f.index].name;
+        auto lock =
+            held_lock(locked, name, locks, cluster_, ctx->namespace_, ctx->name, now_seconds);
+        if (!lock)
+          lock = held_lock(in_flight, name, locks, ctx->namespace_, ctx->name);
         if (lock)
           held.emplace_back(f.index, std::move(lock->reason));
         else

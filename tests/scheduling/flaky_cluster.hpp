@@ -50,6 +50,10 @@ class FlakyCluster final : public cluster::ClusterState {
   std::function<void(const cluster::PodMetadataPatch&)> before_pod_write;
   // Called before each Binding is forwarded (or failed).
   std::function<void()> before_bind;
+  // Called before each node write (the lock) is forwarded (or failed),
+  // with the node's name: a test looks at the scheduler while a lock is
+  // being written.
+  std::function<void(std::string_view)> before_node_write;
 
   std::shared_ptr<const k8s::NodeModel> node(std::string_view n) const override {
     return inner_.node(n);
@@ -101,6 +105,8 @@ class FlakyCluster final : public cluster::ClusterState {
   }
   void patch_node_annotations(std::string_view n, const std::vector<cluster::MetadataWrite>& a,
                               std::optional<std::string_view> rv) override {
+    if (before_node_write)
+      before_node_write(n);
     if (chance())
       fail("injected: node write failed");
     inner_.patch_node_annotations(n, a, rv);
