@@ -114,8 +114,8 @@ VictimChoice choose_victims(const VictimSearch& search) {
 
   // kube-scheduler's reprieve: all allowed removed, then each put back,
   // most important first, when the pod still fits without it.
-  std::vector<size_t> greedy = allowed;
-  {
+  const auto reprieve = [&] {
+    std::vector<size_t> greedy = allowed;
     std::vector<size_t> order = allowed;
     std::stable_sort(order.begin(), order.end(), [&](size_t a, size_t b) {
       return more_important(search.candidates[a], search.candidates[b]);
@@ -129,10 +129,9 @@ VictimChoice choose_victims(const VictimSearch& search) {
       if (fits(without))
         greedy = std::move(without);
     }
-  }
-  std::sort(greedy.begin(), greedy.end());
-  const VictimSetKey greedy_key = key_of(greedy);
-  out.chosen = greedy;
+    std::sort(greedy.begin(), greedy.end());
+    return greedy;
+  };
 
   // The classes of the allowed candidates.
   std::vector<Class> classes;
@@ -158,7 +157,8 @@ VictimChoice choose_victims(const VictimSearch& search) {
 
   // Every set is walked in increasing key order: adding a pod always
   // increases the key (the count, if nothing before it), so the first set
-  // that fits is the smallest one.
+  // that fits is the smallest one. The set of every allowed pod fits, so
+  // the walk ends, unless the budget does first: then the reprieve answers.
   const size_t budget_end = out.fit_calls + search.budget;
   std::priority_queue<Node, std::vector<Node>, Worse> queue;
   std::set<Counts> seen;
@@ -166,8 +166,6 @@ VictimChoice choose_victims(const VictimSearch& search) {
     if (!seen.insert(counts).second)
       return;
     VictimSetKey key = key_of(members_of(counts));
-    if (key > greedy_key)
-      return;
     queue.push({key, std::move(counts)});
   };
   const auto grow = [&](const Counts& from) {
@@ -182,13 +180,9 @@ VictimChoice choose_victims(const VictimSearch& search) {
   const Counts none(classes.size(), 0);
   seen.insert(none);
   grow(none);  // the empty set was tried first
-  while (!queue.empty()) {
-    if (out.fit_calls >= budget_end)
-      return out;  // the greedy answer, unproven
+  while (!queue.empty() && out.fit_calls < budget_end) {
     Node node = queue.top();
     queue.pop();
-    if (node.key >= greedy_key)
-      break;  // nothing smaller than the greedy answer fits
     std::vector<size_t> chosen = members_of(node.counts);
     if (fits(chosen)) {
       out.chosen = std::move(chosen);
@@ -197,7 +191,7 @@ VictimChoice choose_victims(const VictimSearch& search) {
     }
     grow(node.counts);
   }
-  out.exact = true;
+  out.chosen = reprieve();
   return out;
 }
 

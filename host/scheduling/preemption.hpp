@@ -60,7 +60,7 @@ struct VictimSearch {
   std::vector<size_t> class_of;
   // Whether the pod fits with `kept` and these candidates removed.
   std::function<bool(std::span<const size_t>)> fits;
-  // Fit calls the exact search may make after the greedy answer is known.
+  // Fit calls the walk over the sets may make.
   size_t budget = 2048;
 };
 
@@ -73,12 +73,12 @@ struct VictimChoice {
 
 // The smallest set of candidates (with `kept`) by VictimSetKey that lets the
 // pod fit. First the lowest priority level whose pods, all removed, let it
-// fit; then kube-scheduler's own reprieve over the pods up to that level
-// (most important first, kept when the pod still fits) gives an answer;
-// then the sets of those pods are walked in increasing key order until one
-// fits or the key passes the greedy answer's (exact), or the budget runs
-// out (the greedy answer, not exact). Assumes that removing more pods never
-// makes the pod fit worse (true of memory, cores and slots).
+// fit (pods above it would only raise the first key); then the sets of the
+// pods up to that level are walked in increasing key order until one fits:
+// the smallest (exact). When the budget runs out first, kube-scheduler's own
+// reprieve over those pods (most important first, put back when the pod
+// still fits) answers, not proven smallest. Assumes that removing more pods
+// never makes the pod fit worse (true of memory, cores and slots).
 VictimChoice choose_victims(const VictimSearch& search);
 
 // One victim kube-scheduler proposes: its uid, and when the request carried
