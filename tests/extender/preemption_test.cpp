@@ -268,6 +268,29 @@ TEST_F(PreemptCluster, BadBodiesAreHttpErrors) {
             R"({"error":"invalid Pod: /spec/containers: expected an array, got an object"})");
 }
 
+TEST(PreemptQuota, VictimsOfThePodsNamespaceFreeItsQuota) {
+  // ml may use 8000 MiB and q-low holds 6000 of it; o-low (another
+  // namespace, started later, so ranked first) frees device memory but no
+  // quota. The pending pod's 4000 MiB fit GPU 1 as it is: only the quota
+  // stands in the way.
+  SchedulingEnv env("kind: List\nitems:\n" + nvidia_node("gpu-q", 2, 8000) +
+                    "- kind: ResourceQuota\n  metadata: {name: q, namespace: ml}\n"
+                    "  spec: {hard: {limits.nvidia.com/gpumem: \"8000\"}}\n");
+  add(env, running_pod("q-low", "uid-q-low", "gpu-q", 0, "2025-01-01T00:00:00Z",
+                       "GPU-gpu-q-0,NVIDIA,6000,0:;"));
+  std::string other = running_pod("o-low", "uid-o-low", "gpu-q", 0, "2025-01-02T00:00:00Z",
+                                  "GPU-gpu-q-1,NVIDIA,1000,0:;");
+  other.replace(other.find(R"("namespace":"ml")"), 16, R"("namespace":"other")");
+  add(env, other);
+  add(env, running_pod("hog", "uid-hog", "gpu-q", 5, "2025-01-03T00:00:00Z", ""));
+  const std::string body =
+      R"({"Pod":)" + pending(4000) +
+      R"(,"NodeNameToMetaVictims":{"gpu-q":{"Pods":[{"UID":"uid-hog"}],"NumPDBViolations":0}}})";
+  const auto r = extender::preemption_reply(*env.scheduler, body);
+  EXPECT_EQ(r.body, R"({"NodeNameToMetaVictims":{"gpu-q":{"Pods":[{"UID":"uid-hog"},)"
+                    R"({"UID":"uid-q-low"}],"NumPDBViolations":0}}})");
+}
+
 TEST(PreemptGate, ClosedGateIsAServerError) {
   scheduling::SchedulerOptions options;
   options.gate = [] { return std::string("not the leader: follower"); };
