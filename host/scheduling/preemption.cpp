@@ -1,9 +1,9 @@
 #include "scheduling/preemption.hpp"
 
 #include <algorithm>
+#include <limits>
 #include <numeric>
 #include <queue>
-#include <set>
 #include <utility>
 
 namespace hami::scheduling {
@@ -22,9 +22,36 @@ struct Class {
 // class's members).
 using Counts = std::vector<uint32_t>;
 
+// A victim set's key, kept as it grows one pod at a time.
+struct KeyState {
+  int64_t highest = std::numeric_limits<int64_t>::min();
+  int64_t earliest = VictimRank::kNotStarted;  // of the victims at `highest`
+  int64_t sum = 0;
+  size_t count = 0;
+
+  void add(const VictimRank& v) {
+    sum += int64_t{v.priority} + kPriorityOffset;
+    ++count;
+    if (v.priority > highest) {
+      highest = v.priority;
+      earliest = v.start;
+    } else if (v.priority == highest) {
+      earliest = std::min(earliest, v.start);
+    }
+  }
+  VictimSetKey key() const {
+    return {highest, sum, count, count == 0 ? std::numeric_limits<int64_t>::min() : -earliest};
+  }
+};
+
+// A set in the walk: how many of each class it takes; `last` is the highest
+// class it takes any of (its parent has one fewer there), so every set is
+// made exactly once, by growing only classes from `last` on.
 struct Node {
   VictimSetKey key;
+  KeyState state;
   Counts counts;
+  size_t last = 0;
 };
 
 struct Worse {
@@ -34,20 +61,10 @@ struct Worse {
 }  // namespace
 
 VictimSetKey victim_set_key(std::span<const VictimRank> victims) {
-  VictimSetKey key;
-  key.count = victims.size();
-  int64_t earliest = VictimRank::kNotStarted;
-  for (const VictimRank& v : victims) {
-    key.priority_sum += int64_t{v.priority} + kPriorityOffset;
-    if (v.priority > key.highest_priority) {
-      key.highest_priority = v.priority;
-      earliest = v.start;
-    } else if (v.priority == key.highest_priority) {
-      earliest = std::min(earliest, v.start);
-    }
-  }
-  key.earliest_start_negated = victims.empty() ? std::numeric_limits<int64_t>::min() : -earliest;
-  return key;
+  KeyState state;
+  for (const VictimRank& v : victims)
+    state.add(v);
+  return state.key();
 }
 
 bool more_important(const VictimRank& a, const VictimRank& b) {
@@ -105,13 +122,6 @@ VictimChoice choose_victims(const VictimSearch& search) {
       allowed.push_back(i);
   }
 
-  const auto key_of = [&](std::span<const size_t> chosen) {
-    std::vector<VictimRank> ranks = search.kept;
-    for (const size_t i : chosen)
-      ranks.push_back(search.candidates[i]);
-    return victim_set_key(ranks);
-  };
-
   // kube-scheduler's reprieve: all allowed removed, then each put back,
   // most important first, when the pod still fits without it.
   const auto reprieve = [&] {
@@ -161,27 +171,23 @@ VictimChoice choose_victims(const VictimSearch& search) {
   // the walk ends, unless the budget does first: then the reprieve answers.
   const size_t budget_end = out.fit_calls + search.budget;
   std::priority_queue<Node, std::vector<Node>, Worse> queue;
-  std::set<Counts> seen;
-  const auto push = [&](Counts counts) {
-    if (!seen.insert(counts).second)
-      return;
-    VictimSetKey key = key_of(members_of(counts));
-    queue.push({key, std::move(counts)});
-  };
-  const auto grow = [&](const Counts& from) {
-    for (size_t c = 0; c < classes.size(); ++c) {
-      if (from[c] < classes[c].members.size()) {
-        Counts next = from;
-        ++next[c];
-        push(std::move(next));
+  const auto grow = [&](const Node& from) {
+    for (size_t c = from.last; c < classes.size(); ++c) {
+      if (from.counts[c] < classes[c].members.size()) {
+        Node next{{}, from.state, from.counts, c};
+        ++next.counts[c];
+        next.state.add(classes[c].rank);
+        next.key = next.state.key();
+        queue.push(std::move(next));
       }
     }
   };
-  const Counts none(classes.size(), 0);
-  seen.insert(none);
+  Node none{{}, {}, Counts(classes.size(), 0), 0};
+  for (const VictimRank& k : search.kept)
+    none.state.add(k);
   grow(none);  // the empty set was tried first
   while (!queue.empty() && out.fit_calls < budget_end) {
-    Node node = queue.top();
+    const Node node = queue.top();
     queue.pop();
     std::vector<size_t> chosen = members_of(node.counts);
     if (fits(chosen)) {
@@ -189,7 +195,7 @@ VictimChoice choose_victims(const VictimSearch& search) {
       out.exact = true;
       return out;
     }
-    grow(node.counts);
+    grow(node);
   }
   out.chosen = reprieve();
   return out;
