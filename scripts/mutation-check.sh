@@ -46,6 +46,7 @@ aq=host/admission/quota.cpp
 aqh=host/admission/quota.hpp
 card=plugins/devices/common/card_checks.cpp
 sf=plugins/devices/common/share_fit.cpp
+fitin=plugins/devices/common/fit_input.cpp
 asc=plugins/devices/ascend/ascend_fit.cpp
 va=plugins/devices/vastai/vastai_fit.cpp
 cam=plugins/devices/cambricon/cambricon_node.cpp
@@ -143,6 +144,11 @@ mutant CARD-SLOT-OVER "$card" \
 mutant CARD-SLOT-EXACT "$card" \
   'if (d.count <= u.used)' \
   'if (d.count <= u.used + 1)'
+
+# The request's count every vendor's fit starts from (0 or less: no picks).
+mutant FIT-ZERO-COUNT "$fitin" \
+  'if (in.request->count <= 0)' \
+  'if (in.request->count <= 1)'
 
 # The share-fit of Hygon, Iluvatar, Cambricon and (steps 1-5) Biren (vendors §0.4).
 mutant SF-MEM-OVER "$sf" \
@@ -260,7 +266,7 @@ mutant VA-OCCUPIED "$va" \
   'if (in.devices[i].used > 1 && dies[i].card())'
 mutant VA-CARD-STOP "$va" \
   'if (!die_mode && collected.size() == need)' \
-  'if (!die_mode && collected.size() == need + 1)'
+  'if (!die_mode && collected.size() + 1 == need)'
 mutant VA-DIES-ENOUGH "$va" \
   'if (die_mode && collected.size() >= need) {' \
   'if (die_mode && collected.size() > need) {'
