@@ -13,9 +13,10 @@
 # Each mode: the pods are created as fast as the API server takes them;
 # the figures (pods/s from the first create to the last bound pod,
 # kube-scheduler's scheduler_pod_scheduling_sli_duration_seconds p50/p99,
-# extender calls and p99, the host's CPU seconds per 1000 pods and peak
-# RSS, Events and API requests per pod) are printed and appended as JSON
-# lines to bench/realcluster/results.jsonl (HAMI_BENCH_OUT overrides).
+# extender calls and p99, binds refused on a node lock, the host's CPU
+# seconds per 1000 pods and peak RSS, Events and API requests per pod) are
+# printed and appended as JSON lines to bench/realcluster/results.jsonl
+# (HAMI_BENCH_OUT overrides).
 # After each GPU mode every stored pod is checked: no device over capacity,
 # /allocations equal to the stored pods. Needs what tests/realcluster needs.
 set -euo pipefail

@@ -149,6 +149,7 @@ type benchResult struct {
 	SliP99           float64 `json:"sliP99Seconds"`
 	ExtenderCalls    int     `json:"extenderCalls,omitempty"`
 	ExtenderP99      float64 `json:"extenderP99Seconds,omitempty"`
+	LockRefusals     int     `json:"bindLockRefusals"`
 	HostCPUPer1000   float64 `json:"hostCpuSecondsPer1000Pods,omitempty"`
 	HostPeakRSSMiB   float64 `json:"hostPeakRssMiB,omitempty"`
 	EventsPerPod     float64 `json:"eventsPerPod,omitempty"`
@@ -291,6 +292,7 @@ func benchMode(t *testing.T, mode string, nodes, pods int) benchResult {
 				res.ExtenderCalls += int(histogramCount(metrics, "hami_scheduler_http_request_duration_seconds", `route="`+route+`"`))
 			}
 			res.ExtenderP99 = histogramQuantile(metrics, "hami_scheduler_http_request_duration_seconds", `route="/`, 0.99)
+			res.LockRefusals = int(counterValue(metrics, "hami_scheduler_bind_total", `outcome="lock_contention"`))
 		}
 		events, requests := 0, 0
 		for _, e := range hostRequests(t, first, time.Time{}) {
@@ -351,6 +353,21 @@ func histogramBuckets(text, name, filter string) map[float64]float64 {
 		out[le] += v
 	}
 	return out
+}
+
+// counterValue sums a Prometheus counter over the series whose labels
+// contain filter.
+func counterValue(text, name, filter string) float64 {
+	sum := 0.0
+	for _, line := range strings.Split(text, "\n") {
+		if !strings.HasPrefix(line, name+"{") || !strings.Contains(line, filter) {
+			continue
+		}
+		fields := strings.Fields(line)
+		v, _ := strconv.ParseFloat(fields[len(fields)-1], 64)
+		sum += v
+	}
+	return sum
 }
 
 func histogramCount(text, name, filter string) float64 {
