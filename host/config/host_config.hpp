@@ -158,8 +158,11 @@ struct KubernetesConfig {
   // Explicit kubeconfig; empty: automatic (in-cluster, $KUBECONFIG,
   // ~/.kube/config — kube::resolve_api_config).
   std::filesystem::path kubeconfig;
-  double qps = 20.0;  // client-side token bucket; 0 disables it
-  int burst = 40;
+  // Client-side token bucket; 0 disables it. The API server's priority and
+  // fairness is what protects it (docs/performance.md, "The real
+  // kube-scheduler"); at 20/40 the bucket, not the server, paced binds.
+  double qps = 200.0;
+  int burst = 400;
   int request_timeout_seconds = 30;
   EventsApi events = EventsApi::events_v1;
 };

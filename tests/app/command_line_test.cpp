@@ -302,7 +302,7 @@ TEST_F(CommandLine, WithoutConfigTheBuiltInDefaultsApply) {
             std::string::npos)
       << r.out;
   EXPECT_NE(
-      r.out.find("kubernetes client: qps 20, burst 40, request timeout 30s, events v1\n"
+      r.out.find("kubernetes client: qps 200, burst 400, request timeout 30s, events v1\n"
                  "leader election: none (always the leader)\n"
                  "leader role labels: none written: POD_NAMESPACE is not set "
                  "(hami.io/scheduler-role on pods app.kubernetes.io/component=hami-scheduler)\n"

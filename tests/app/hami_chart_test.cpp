@@ -129,7 +129,7 @@ TEST_F(HamiChart, CheckConfigPrintsTheEffectiveConfig) {
                        "/kubeconfig context c), API server not reachable: "),
             std::string::npos)
       << r.out;
-  EXPECT_NE(r.out.find("kubernetes client: qps 20, burst 40, request timeout 30s, events v1\n"
+  EXPECT_NE(r.out.find("kubernetes client: qps 200, burst 400, request timeout 30s, events v1\n"
                        "leader election: follow lease kube-system/hami-scheduler as " +
                        kPodName +
                        "\n"

@@ -11,8 +11,8 @@ TEST_F(ClusterConfig, Defaults) {
   const auto cfg = load(kMinimal);
   EXPECT_EQ(cfg.cluster.source, config::ClusterSource::file);
   EXPECT_TRUE(cfg.cluster.kubernetes.kubeconfig.empty());
-  EXPECT_DOUBLE_EQ(cfg.cluster.kubernetes.qps, 20.0);
-  EXPECT_EQ(cfg.cluster.kubernetes.burst, 40);
+  EXPECT_DOUBLE_EQ(cfg.cluster.kubernetes.qps, 200.0);
+  EXPECT_EQ(cfg.cluster.kubernetes.burst, 400);
   EXPECT_EQ(cfg.cluster.kubernetes.request_timeout_seconds, 30);
   EXPECT_EQ(cfg.cluster.kubernetes.events, config::EventsApi::events_v1);
   const auto& le = cfg.cluster.leader_election;
