@@ -1,5 +1,6 @@
 #include "admission/json_text.hpp"
 
+#include "hami/go_text.hpp"
 #include "text/utf8.hpp"
 
 namespace hami::admission {
@@ -27,33 +28,12 @@ void append_json_string(std::string& out, std::string_view text) {
     }
     out.append(text.data() + clean, i - clean);
     clean = ++i;
-    switch (c) {
-      case '"':
-        out += "\\\"";
-        break;
-      case '\\':
-        out += "\\\\";
-        break;
-      case '\n':
-        out += "\\n";
-        break;
-      case '\r':
-        out += "\\r";
-        break;
-      case '\t':
-        out += "\\t";
-        break;
-      case '\b':
-        out += "\\b";
-        break;
-      case '\f':
-        out += "\\f";
-        break;
-      default:
-        out += "\\u00";
-        out.push_back(kHex[c >> 4]);
-        out.push_back(kHex[c & 15]);
-        break;
+    if (const char* escape = go_short_escape(c, false)) {
+      out += escape;
+    } else {
+      out += "\\u00";
+      out.push_back(kHex[c >> 4]);
+      out.push_back(kHex[c & 15]);
     }
   }
   out.append(text.data() + clean, text.size() - clean);

@@ -106,6 +106,34 @@ inline bool is_print(std::uint32_t cp) {
 
 }  // namespace go_text_detail
 
+// The two-character escape Go writes for `c`, or nullptr when it has none:
+// '"' '\\' \b \f \n \r \t in JSON strings and in strconv.Quote, and \a \v in
+// strconv.Quote only (`quote`).
+inline const char* go_short_escape(std::uint32_t c, bool quote) noexcept {
+  switch (c) {
+    case '"':
+      return "\\\"";
+    case '\\':
+      return "\\\\";
+    case '\b':
+      return "\\b";
+    case '\f':
+      return "\\f";
+    case '\n':
+      return "\\n";
+    case '\r':
+      return "\\r";
+    case '\t':
+      return "\\t";
+    case '\a':
+      return quote ? "\\a" : nullptr;
+    case '\v':
+      return quote ? "\\v" : nullptr;
+    default:
+      return nullptr;
+  }
+}
+
 // Appends `s` as a quoted JSON string as Go's json.Marshal writes it:
 // '"' and '\\' escaped, \b \f \n \r \t short, other control characters and
 // '<' '>' '&' as \u00XX, U+2028 and U+2029 as \u2028 / \u2029, and each
@@ -116,35 +144,13 @@ inline void append_go_json_string(std::string& out, std::string_view s) {
   while (i < s.size()) {
     const auto c = static_cast<unsigned char>(s[i]);
     if (c < 0x80) {
-      switch (c) {
-        case '"':
-          out += "\\\"";
-          break;
-        case '\\':
-          out += "\\\\";
-          break;
-        case '\b':
-          out += "\\b";
-          break;
-        case '\f':
-          out += "\\f";
-          break;
-        case '\n':
-          out += "\\n";
-          break;
-        case '\r':
-          out += "\\r";
-          break;
-        case '\t':
-          out += "\\t";
-          break;
-        default:
-          if (c < 0x20 || c == '<' || c == '>' || c == '&') {
-            out += "\\u00";
-            go_text_detail::append_hex(out, c, 2);
-          } else {
-            out += static_cast<char>(c);
-          }
+      if (const char* escape = go_short_escape(c, false)) {
+        out += escape;
+      } else if (c < 0x20 || c == '<' || c == '>' || c == '&') {
+        out += "\\u00";
+        go_text_detail::append_hex(out, c, 2);
+      } else {
+        out += static_cast<char>(c);
       }
       ++i;
       continue;
@@ -202,46 +208,19 @@ inline std::string go_quote(std::string_view s) {
       continue;
     }
     const std::uint32_t cp = go_text_detail::decode(s, i, width);
-    if (cp == '"' || cp == '\\') {
-      out += '\\';
-      out += static_cast<char>(cp);
+    if (const char* escape = go_short_escape(cp, true)) {
+      out += escape;
     } else if (go_text_detail::is_print(cp)) {
       out.append(s.substr(i, width));
+    } else if (cp < 0x20 || cp == 0x7F) {
+      out += "\\x";
+      go_text_detail::append_hex(out, cp, 2);
+    } else if (cp < 0x10000) {
+      out += "\\u";
+      go_text_detail::append_hex(out, cp, 4);
     } else {
-      switch (cp) {
-        case '\a':
-          out += "\\a";
-          break;
-        case '\b':
-          out += "\\b";
-          break;
-        case '\f':
-          out += "\\f";
-          break;
-        case '\n':
-          out += "\\n";
-          break;
-        case '\r':
-          out += "\\r";
-          break;
-        case '\t':
-          out += "\\t";
-          break;
-        case '\v':
-          out += "\\v";
-          break;
-        default:
-          if (cp < 0x20 || cp == 0x7F) {
-            out += "\\x";
-            go_text_detail::append_hex(out, cp, 2);
-          } else if (cp < 0x10000) {
-            out += "\\u";
-            go_text_detail::append_hex(out, cp, 4);
-          } else {
-            out += "\\U";
-            go_text_detail::append_hex(out, cp, 8);
-          }
-      }
+      out += "\\U";
+      go_text_detail::append_hex(out, cp, 8);
     }
     i += width;
   }
