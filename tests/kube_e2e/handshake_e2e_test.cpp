@@ -5,10 +5,8 @@
 // Vendor), so on a node it has never found healthy the expired stamp stays
 // and the node stays unusable, pass after pass. Deleting the handshake let
 // the next pass stamp a fresh `Requesting_<now>` and place pods there.
-#include <yaml-cpp/yaml.h>
-
-#include "config/yaml_json.hpp"
 #include "host_fixture.hpp"
+#include "vendors_cluster.hpp"
 
 namespace hami::e2e {
 namespace {
@@ -33,9 +31,7 @@ const HandshakeNode kNodes[] = {
 struct ExpiredHandshakeE2E : HostFixture {
   json snapshot;
   ExpiredHandshakeE2E() {
-    const YAML::Node root =
-        YAML::LoadFile(std::string(HAMI_SOURCE_DIR) + "/config/vendors-cluster.yaml");
-    snapshot = json::parse(config::yaml_to_json(root, "vendors-cluster.yaml", ""));
+    snapshot = load_vendors_cluster();
     for (json& item : snapshot["items"]) {
       if (item["kind"] == "Node") {
         for (const HandshakeNode& n : kNodes) {
@@ -48,30 +44,10 @@ struct ExpiredHandshakeE2E : HostFixture {
       }
       fake.apply(item.dump());
     }
-    start_host([](config::HostConfig& c) {
-      const auto entry = [](const char* name, const char* library, const char* json_config) {
-        config::PluginEntry e;
-        e.name = name;
-        e.library = library;
-        e.config_json = json_config;
-        return e;
-      };
-      c.plugins.devices = {entry("hygon", "hygon.so", "{}"),
-                           entry("bi-v150", "iluvatar.so", R"({"commonWord":"BI-V150"})"),
-                           entry("biren", "biren.so", "{}"),
-                           entry("cambricon", "cambricon.so", "{}"),
-                           entry("vastai", "vastai.so", "{}"),
-                           entry("ascend910b3", "ascend.so", R"({"commonWord":"Ascend910B3"})")};
-    });
+    start_host(use_vendor_plugins);
   }
 
-  json pending(const std::string& name) const {
-    for (const json& item : snapshot["items"]) {
-      if (item["kind"] == "Pod" && item["metadata"]["name"] == name)
-        return item;
-    }
-    return json();
-  }
+  json pending(const std::string& name) const { return snapshot_pod(snapshot, name); }
 };
 
 TEST_F(ExpiredHandshakeE2E, NodesStayUnhealthyAndKeepTheirHandshakePassAfterPass) {

@@ -3,10 +3,8 @@
 // config/vendors-cluster.yaml, loaded into the API server. Each ends with
 // the allocation the vendor's node-side plugin reads, as the API server
 // stores it, and with the node lock the vendor's node plugin expects.
-#include <yaml-cpp/yaml.h>
-
-#include "config/yaml_json.hpp"
 #include "host_fixture.hpp"
+#include "vendors_cluster.hpp"
 
 namespace hami::e2e {
 namespace {
@@ -27,38 +25,16 @@ struct VendorCase {
 struct VendorsE2E : HostFixture, ::testing::WithParamInterface<VendorCase> {
   json snapshot;
   VendorsE2E() {
-    const YAML::Node root =
-        YAML::LoadFile(std::string(HAMI_SOURCE_DIR) + "/config/vendors-cluster.yaml");
-    snapshot = json::parse(config::yaml_to_json(root, "vendors-cluster.yaml", ""));
+    snapshot = load_vendors_cluster();
     for (const json& item : snapshot["items"]) {
       const bool running = item["kind"] == "Pod" && item["spec"].contains("nodeName");
       if (item["kind"] != "Pod" || running)
         fake.apply(item.dump());
     }
-    start_host([](config::HostConfig& c) {
-      const auto entry = [](const char* name, const char* library, const char* json_config) {
-        config::PluginEntry e;
-        e.name = name;
-        e.library = library;
-        e.config_json = json_config;
-        return e;
-      };
-      c.plugins.devices = {entry("hygon", "hygon.so", "{}"),
-                           entry("bi-v150", "iluvatar.so", R"({"commonWord":"BI-V150"})"),
-                           entry("biren", "biren.so", "{}"),
-                           entry("cambricon", "cambricon.so", "{}"),
-                           entry("vastai", "vastai.so", "{}"),
-                           entry("ascend910b3", "ascend.so", R"({"commonWord":"Ascend910B3"})")};
-    });
+    start_host(use_vendor_plugins);
   }
 
-  json pending(const std::string& name) const {
-    for (const json& item : snapshot["items"]) {
-      if (item["kind"] == "Pod" && item["metadata"]["name"] == name)
-        return item;
-    }
-    return json();
-  }
+  json pending(const std::string& name) const { return snapshot_pod(snapshot, name); }
 };
 
 TEST_P(VendorsE2E, WebhookFilterBind) {
