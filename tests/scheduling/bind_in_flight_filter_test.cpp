@@ -9,6 +9,7 @@
 
 #include "flaky_cluster.hpp"
 #include "scheduling_env.hpp"
+#include "two_node_cluster.hpp"
 
 namespace {
 
@@ -18,30 +19,11 @@ using scheduling::AllocateAt;
 using scheduling::SchedulerOptions;
 
 const Limits kGpu1000 = {{"nvidia.com/gpu", "1"}, {"nvidia.com/gpumem", "1000"}};
-const std::vector<std::string> kNames = {"gpu-a", "gpu-b"};
+const std::vector<std::string>& kNames = kTwoNodeNames;
 const std::string kContention = "node gpu-b has been locked within 5m0s: node lock contention";
 
-// gpu-b is busier (binpack prefers it): a 4000 MiB pod runs there.
-std::string cluster_yaml() {
-  return "kind: List\nitems:\n" + nvidia_node("gpu-a", 1, 8000) + nvidia_node("gpu-b", 1, 8000) +
-         R"(- kind: Pod
-  metadata:
-    name: busy
-    namespace: ml
-    uid: uid-busy
-    annotations:
-      hami.io/vgpu-node: gpu-b
-      hami.io/bind-phase: success
-      hami.io/vgpu-devices-allocated: "GPU-gpu-b-0,NVIDIA,4000,0:;"
-  spec:
-    nodeName: gpu-b
-    containers: [{name: c, resources: {limits: {nvidia.com/gpu: "1"}}}]
-  status: {phase: Running}
-)";
-}
-
 struct BindInFlightFilter : ::testing::TestWithParam<AllocateAt> {
-  SchedulingEnv env{cluster_yaml()};
+  SchedulingEnv env{two_node_cluster_yaml()};
   FlakyCluster flaky{*env.cluster};
   scheduling::Scheduler scheduler{flaky, env.registry.devices(), env.registry.scheduling(),
                                   options()};

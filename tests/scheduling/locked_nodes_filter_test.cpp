@@ -6,6 +6,7 @@
 #include <gtest/gtest.h>
 
 #include "scheduling_env.hpp"
+#include "two_node_cluster.hpp"
 
 namespace {
 
@@ -15,29 +16,10 @@ using scheduling::AllocateAt;
 using scheduling::SchedulerOptions;
 
 const Limits kGpu1000 = {{"nvidia.com/gpu", "1"}, {"nvidia.com/gpumem", "1000"}};
-const std::vector<std::string> kNames = {"gpu-a", "gpu-b"};
-
-// gpu-b is busier (binpack prefers it): a 4000 MiB pod runs there.
-std::string cluster_yaml() {
-  return "kind: List\nitems:\n" + nvidia_node("gpu-a", 1, 8000) + nvidia_node("gpu-b", 1, 8000) +
-         R"(- kind: Pod
-  metadata:
-    name: busy
-    namespace: ml
-    uid: uid-busy
-    annotations:
-      hami.io/vgpu-node: gpu-b
-      hami.io/bind-phase: success
-      hami.io/vgpu-devices-allocated: "GPU-gpu-b-0,NVIDIA,4000,0:;"
-  spec:
-    nodeName: gpu-b
-    containers: [{name: c, resources: {limits: {nvidia.com/gpu: "1"}}}]
-  status: {phase: Running}
-)";
-}
+const std::vector<std::string>& kNames = kTwoNodeNames;
 
 struct LockedNodesFilter : ::testing::TestWithParam<AllocateAt> {
-  LockedNodesFilter() : env(cluster_yaml(), options()) {}
+  LockedNodesFilter() : env(two_node_cluster_yaml(), options()) {}
   static SchedulerOptions options() {
     SchedulerOptions o;
     o.allocate_at = GetParam();
