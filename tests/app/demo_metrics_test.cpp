@@ -13,6 +13,7 @@
 
 #include "app/scheduler_host.hpp"
 #include "exposition_parser.hpp"
+#include "plugin_entries.hpp"
 #include "test_support.hpp"
 
 namespace hami::test {
@@ -30,16 +31,7 @@ config::HostConfig demo_config() {
   c.extender.shared = true;
   c.plugins.directory = HAMI_PLUGIN_DIR;
   c.plugins.allow_writable = true;
-  const auto entry = [](const char* name, const char* library) {
-    config::PluginEntry e;
-    e.name = name;
-    e.library = library;
-    e.config_json = "{}";
-    return e;
-  };
-  c.plugins.devices = {entry("nvidia", "nvidia.so"), entry("amd", "amd.so")};
-  c.plugins.admission = entry("vgpu", "vgpu.so");
-  c.plugins.scheduling = {entry("hami-policies", "hami-policies.so")};
+  hami::testing::use_production_plugins(c);
   c.cluster.source = config::ClusterSource::file;
   c.cluster.file = std::string(HAMI_SOURCE_DIR) + "/config/demo-cluster.yaml";
   return c;

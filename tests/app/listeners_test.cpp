@@ -10,6 +10,7 @@
 #include <vector>
 
 #include "app/scheduler_host.hpp"
+#include "plugin_entries.hpp"
 #include "test_support.hpp"
 
 namespace hami::test {
@@ -30,16 +31,7 @@ config::HostConfig host_config() {
   c.extender.listen.port = 0;
   c.plugins.directory = kPluginDir;
   c.plugins.allow_writable = true;
-  const auto entry = [](const char* name, const char* library) {
-    config::PluginEntry e;
-    e.name = name;
-    e.library = library;
-    e.config_json = "{}";
-    return e;
-  };
-  c.plugins.devices = {entry("nvidia", "nvidia.so"), entry("amd", "amd.so")};
-  c.plugins.admission = entry("vgpu", "vgpu.so");
-  c.plugins.scheduling = {entry("hami-policies", "hami-policies.so")};
+  hami::testing::use_production_plugins(c);
   c.cluster.source = config::ClusterSource::file;
   c.cluster.file = kSourceDir + "/config/demo-cluster.yaml";
   return c;

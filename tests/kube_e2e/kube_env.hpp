@@ -15,6 +15,7 @@
 
 #include "config/host_config.hpp"
 #include "fake_apiserver.hpp"
+#include "plugin_entries.hpp"
 
 namespace hami::e2e {
 
@@ -107,16 +108,7 @@ inline config::HostConfig host_config(const std::filesystem::path& kubeconfig) {
   c.extender.listen.port = 0;
   c.plugins.directory = HAMI_PLUGIN_DIR;
   c.plugins.allow_writable = true;
-  const auto entry = [](const char* name, const char* library) {
-    config::PluginEntry e;
-    e.name = name;
-    e.library = library;
-    e.config_json = "{}";
-    return e;
-  };
-  c.plugins.devices = {entry("nvidia", "nvidia.so"), entry("amd", "amd.so")};
-  c.plugins.admission = entry("vgpu", "vgpu.so");
-  c.plugins.scheduling = {entry("hami-policies", "hami-policies.so")};
+  hami::testing::use_production_plugins(c);
   c.cluster.source = config::ClusterSource::kubernetes;
   c.cluster.kubernetes.kubeconfig = kubeconfig;
   c.cluster.kubernetes.request_timeout_seconds = 5;

@@ -3,6 +3,7 @@
 #include <yaml-cpp/yaml.h>
 
 #include "config/yaml_json.hpp"
+#include "plugin_entries.hpp"
 
 namespace hami::e2e {
 
@@ -22,11 +23,7 @@ nlohmann::json snapshot_pod(const nlohmann::json& snapshot, const std::string& n
 
 void use_vendor_plugins(config::HostConfig& c) {
   const auto entry = [](const char* name, const char* library, const char* json_config) {
-    config::PluginEntry e;
-    e.name = name;
-    e.library = library;
-    e.config_json = json_config;
-    return e;
+    return hami::testing::plugin_entry(name, library, json_config);
   };
   c.plugins.devices = {entry("hygon", "hygon.so", "{}"),
                        entry("bi-v150", "iluvatar.so", R"({"commonWord":"BI-V150"})"),
